@@ -1,0 +1,356 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SeedAutoscaler condition types.
+const (
+	// SeedAutoscalerAbleToScale says whether the target's scale can be read and written.
+	SeedAutoscalerAbleToScale = "AbleToScale"
+	// SeedAutoscalerScalingActive says whether metrics are known well enough to scale on.
+	SeedAutoscalerScalingActive = "ScalingActive"
+	// SeedAutoscalerScalingLimited says whether the desired replicas were clamped (min/max,
+	// policies, or fewer removable seeds than a scale-in wanted).
+	SeedAutoscalerScalingLimited = "ScalingLimited"
+	// SeedAutoscalerScaledToZero is True while the autoscaler itself took the target to zero,
+	// which tells it apart from a zero set by a human.
+	SeedAutoscalerScaledToZero = "ScaledToZero"
+)
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=sa
+// +kubebuilder:printcolumn:name="Reference",type=string,JSONPath=`.spec.scaleTargetRef.name`
+// +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targets`
+// +kubebuilder:printcolumn:name="MinReplicas",type=integer,JSONPath=`.spec.minReplicas`
+// +kubebuilder:printcolumn:name="MaxReplicas",type=integer,JSONPath=`.spec.maxReplicas`
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.status.currentReplicas`
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredReplicas`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// SeedAutoscaler scales a ManagedSeedSet (or anything with a scale subresource) so that the
+// utilization of its seeds' resources stays at a target.
+type SeedAutoscaler struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired behaviour of the autoscaler.
+	// +required
+	Spec SeedAutoscalerSpec `json:"spec"`
+	// status is the observed state of the autoscaler.
+	// +optional
+	Status SeedAutoscalerStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// SeedAutoscalerList is a list of SeedAutoscalers.
+type SeedAutoscalerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SeedAutoscaler `json:"items"`
+}
+
+// SeedAutoscalerSpec is the specification of a SeedAutoscaler.
+// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="spec.minReplicas must not exceed spec.maxReplicas: lower minReplicas or raise maxReplicas"
+type SeedAutoscalerSpec struct {
+	// scaleTargetRef is the object to scale; it must have a scale subresource.
+	// +required
+	ScaleTargetRef CrossVersionObjectReference `json:"scaleTargetRef"`
+	// minReplicas is the lower bound of replicas; 0 lets the autoscaler scale the target to
+	// zero when it has no demand, and back from zero when shoots pend.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// maxReplicas is the upper bound of replicas.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	MaxReplicas int32 `json:"maxReplicas"`
+	// metrics to scale on; the largest replica proposal across them wins.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Metrics []MetricSpec `json:"metrics"`
+	// behavior configures scaling up and down separately, as in autoscaling/v2.
+	// +optional
+	Behavior *SeedAutoscalerBehavior `json:"behavior,omitempty"`
+}
+
+// CrossVersionObjectReference refers to the object to scale.
+type CrossVersionObjectReference struct {
+	// apiVersion of the target, for example seedmanagement.gardener.cloud/v1alpha1.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	APIVersion string `json:"apiVersion,omitempty"`
+	// kind of the target, for example ManagedSeedSet.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+	// name of the target, in the SeedAutoscaler's namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// MetricSourceType is the kind of metric; only Resource for now.
+// +kubebuilder:validation:Enum=Resource
+type MetricSourceType string
+
+// ResourceMetricSourceType is a resource tracked in the seeds' capacity and allocatable.
+const ResourceMetricSourceType MetricSourceType = "Resource"
+
+// MetricSpec is one metric to scale on.
+// +kubebuilder:validation:XValidation:rule="self.type != 'Resource' || has(self.resource)",message="metrics[].resource is required when metrics[].type is Resource"
+type MetricSpec struct {
+	// type of the metric; only Resource is supported.
+	// +required
+	Type MetricSourceType `json:"type"`
+	// resource is a seed resource tracked in status.capacity and status.allocatable.
+	// +optional
+	Resource *ResourceMetricSource `json:"resource,omitempty"`
+	// fallback sets a replica count to hold at least while the metric has been unavailable
+	// for failureDurationSeconds. It may raise the replicas, never lower them.
+	// +optional
+	Fallback *MetricFallback `json:"fallback,omitempty"`
+}
+
+// ResourceMetricSource is a seed resource and its target.
+type ResourceMetricSource struct {
+	// name of the resource, for example shoots.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// target value of the resource.
+	// +required
+	Target MetricTarget `json:"target"`
+}
+
+// MetricTargetType is the kind of a metric target.
+// +kubebuilder:validation:Enum=Utilization;AverageValue
+type MetricTargetType string
+
+const (
+	// UtilizationMetricType targets usage as a percentage of allocatable.
+	UtilizationMetricType MetricTargetType = "Utilization"
+	// AverageValueMetricType targets the average usage per seed.
+	AverageValueMetricType MetricTargetType = "AverageValue"
+)
+
+// MetricTarget is the target of a metric.
+// +kubebuilder:validation:XValidation:rule="self.type != 'Utilization' || has(self.averageUtilization)",message="target.averageUtilization is required when target.type is Utilization, e.g. averageUtilization: 70"
+// +kubebuilder:validation:XValidation:rule="self.type != 'AverageValue' || has(self.averageValue)",message="target.averageValue is required when target.type is AverageValue, e.g. averageValue: \"100\""
+type MetricTarget struct {
+	// type is Utilization or AverageValue.
+	// +required
+	Type MetricTargetType `json:"type"`
+	// averageUtilization is the target usage in percent of allocatable, averaged over seeds.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	AverageUtilization *int32 `json:"averageUtilization,omitempty"`
+	// averageValue is the target usage per seed.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="target.averageValue must be greater than zero"
+	AverageValue *resource.Quantity `json:"averageValue,omitempty"`
+}
+
+// MetricFallback is what to do while a metric stays unavailable.
+type MetricFallback struct {
+	// failureDurationSeconds is how long the metric must have been unavailable before the
+	// fallback applies.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	FailureDurationSeconds int32 `json:"failureDurationSeconds"`
+	// replicas to hold at least while the fallback applies.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Replicas int32 `json:"replicas"`
+}
+
+// SeedAutoscalerBehavior configures scaling up and down, as autoscaling/v2 does.
+type SeedAutoscalerBehavior struct {
+	// scaleUp rules; default: no stabilization, at most 4 seeds or 100% per 15 s, the larger.
+	// +optional
+	ScaleUp *ScalingRules `json:"scaleUp,omitempty"`
+	// scaleDown rules; default: 300 s stabilization, at most 100% per 15 s.
+	// +optional
+	ScaleDown *ScalingRules `json:"scaleDown,omitempty"`
+}
+
+// ScalingPolicySelect chooses among policies.
+// +kubebuilder:validation:Enum=Max;Min;Disabled
+type ScalingPolicySelect string
+
+const (
+	MaxChangePolicySelect ScalingPolicySelect = "Max"
+	MinChangePolicySelect ScalingPolicySelect = "Min"
+	DisabledPolicySelect  ScalingPolicySelect = "Disabled"
+)
+
+// ScalingRules configure one direction of scaling.
+type ScalingRules struct {
+	// stabilizationWindowSeconds: the most conservative recommendation of this window is used.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	StabilizationWindowSeconds *int32 `json:"stabilizationWindowSeconds,omitempty"`
+	// selectPolicy picks the policy: Max (default), Min or Disabled.
+	// +optional
+	SelectPolicy *ScalingPolicySelect `json:"selectPolicy,omitempty"`
+	// policies bounding the change per period.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	Policies []ScalingPolicy `json:"policies,omitempty"`
+	// tolerance is the relative deviation from the target that causes no scaling in this
+	// direction (KEP-4951), for example "0.05"; 0.1 when unset.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="tolerance must not be negative, e.g. \"0.05\""
+	Tolerance *resource.Quantity `json:"tolerance,omitempty"`
+}
+
+// ScalingPolicyType is the unit of a scaling policy.
+// +kubebuilder:validation:Enum=Replicas;Percent
+type ScalingPolicyType string
+
+const (
+	ReplicasScalingPolicy ScalingPolicyType = "Replicas"
+	PercentScalingPolicy  ScalingPolicyType = "Percent"
+)
+
+// ScalingPolicy bounds the change of replicas over a period.
+type ScalingPolicy struct {
+	// type is Replicas or Percent.
+	// +required
+	Type ScalingPolicyType `json:"type"`
+	// value is the number of replicas or the percentage; greater than zero.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	Value int32 `json:"value"`
+	// periodSeconds is the window the policy holds over; 1 to 1800.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1800
+	PeriodSeconds int32 `json:"periodSeconds"`
+}
+
+// SeedAutoscalerStatus is the observed state of a SeedAutoscaler.
+type SeedAutoscalerStatus struct {
+	// observedGeneration is the generation of the spec the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// lastScaleTime is when the autoscaler last changed the target's replicas.
+	// +optional
+	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+	// currentReplicas is the target's replicas as last seen.
+	// +optional
+	CurrentReplicas int32 `json:"currentReplicas"`
+	// desiredReplicas is the replicas the autoscaler last decided on.
+	// +optional
+	DesiredReplicas int32 `json:"desiredReplicas"`
+	// currentMetrics are the last values of the metrics.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	CurrentMetrics []MetricStatus `json:"currentMetrics,omitempty"`
+	// targets summarizes current and target values for kubectl, e.g. "45%/50%".
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Targets string `json:"targets,omitempty"`
+	// conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// recommendations of the stabilization windows, kept here rather than in memory so
+	// that a restarted or failed-over autoscaler decides the same.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=512
+	Recommendations []TimestampedRecommendation `json:"recommendations,omitempty"`
+	// scaleEvents are the recent replica changes the scaling policies are measured against.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=512
+	ScaleEvents []ScaleEvent `json:"scaleEvents,omitempty"`
+	// metricFailures record since when each failing metric has been unavailable (fallback).
+	// +optional
+	// +listType=map
+	// +listMapKey=metric
+	// +kubebuilder:validation:MaxItems=8
+	MetricFailures []MetricFailure `json:"metricFailures,omitempty"`
+}
+
+// MetricStatus is the last value of one metric.
+type MetricStatus struct {
+	// type of the metric.
+	// +required
+	Type MetricSourceType `json:"type"`
+	// resource is the value of a Resource metric.
+	// +optional
+	Resource *ResourceMetricStatus `json:"resource,omitempty"`
+}
+
+// ResourceMetricStatus is the value of a seed resource metric.
+type ResourceMetricStatus struct {
+	// name of the resource.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// current value of the resource.
+	// +required
+	Current MetricValueStatus `json:"current"`
+}
+
+// MetricValueStatus is a metric's current value.
+type MetricValueStatus struct {
+	// value is the total usage over the seeds.
+	// +optional
+	Value *resource.Quantity `json:"value,omitempty"`
+	// averageValue is the average usage per seed.
+	// +optional
+	AverageValue *resource.Quantity `json:"averageValue,omitempty"`
+	// averageUtilization is the usage in percent of allocatable.
+	// +optional
+	AverageUtilization *int32 `json:"averageUtilization,omitempty"`
+}
+
+// TimestampedRecommendation is a replica recommendation and when it was made.
+type TimestampedRecommendation struct {
+	// timestamp of the recommendation.
+	// +required
+	Timestamp metav1.Time `json:"timestamp"`
+	// replicas recommended.
+	// +required
+	Replicas int32 `json:"replicas"`
+}
+
+// ScaleEvent is a change of replicas made by the autoscaler.
+type ScaleEvent struct {
+	// timestamp of the change.
+	// +required
+	Timestamp metav1.Time `json:"timestamp"`
+	// replicaChange is the signed change: positive for up, negative for down.
+	// +required
+	ReplicaChange int32 `json:"replicaChange"`
+}
+
+// MetricFailure records since when a metric has been unavailable.
+type MetricFailure struct {
+	// metric names the failing metric, for example resource/shoots.
+	// +required
+	// +kubebuilder:validation:MaxLength=300
+	Metric string `json:"metric"`
+	// since when the metric has been unavailable.
+	// +required
+	Since metav1.Time `json:"since"`
+}

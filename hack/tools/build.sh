@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the real binaries that tests, the demo and the chart checks need, from the
+# Go module proxy, into a cache outside the repository. A binary already in the
+# cache is never rebuilt, so only the first run on a machine pays for it.
+#
+#   hack/tools/build.sh <tool>...     build the named tools (default: all)
+#   hack/tools/build.sh --dir         print the cache directory
+#
+# Tools: kube-apiserver etcd prometheus promtool helm controller-gen kubectl, and envtest
+# (a directory with kube-apiserver and etcd side by side, for KUBEBUILDER_ASSETS).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${SEEDSCALER_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/seedscaler/tools}
+
+KUBE_VERSION=1.36.3
+ETCD_VERSION=3.6.8
+PROMETHEUS_VERSION=3.15.0   # module github.com/prometheus/prometheus v0.315.0
+HELM_VERSION=3.22.0
+CONTROLLER_GEN_VERSION=0.23.0
+
+dir_of() {
+  case $1 in
+    kube-apiserver|kubectl) echo "$cache/kube-$KUBE_VERSION" ;;
+    etcd) echo "$cache/etcd-$ETCD_VERSION" ;;
+    prometheus|promtool) echo "$cache/prometheus-$PROMETHEUS_VERSION" ;;
+    helm) echo "$cache/helm-$HELM_VERSION" ;;
+    controller-gen) echo "$cache/controller-gen-$CONTROLLER_GEN_VERSION" ;;
+    envtest) echo "$cache/envtest-$KUBE_VERSION" ;;
+    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen kubectl envtest)" >&2; return 1 ;;
+  esac
+}
+
+build() {
+  local tool=$1 out
+  out="$(dir_of "$tool")/$tool"
+  [ "$tool" = envtest ] && out="$(dir_of envtest)/etcd"
+  if [ -x "$out" ]; then return 0; fi
+  [ "$tool" = envtest ] || mkdir -p "$(dirname "$out")"
+  echo "hack/tools: building $tool into $(dirname "$out") (first run only, several minutes on 2 cores)" >&2
+  local tmp="$out.tmp.$$"
+  case $tool in
+    envtest)
+      # The directory KUBEBUILDER_ASSETS points at: kube-apiserver and etcd side by side.
+      build kube-apiserver; build etcd
+      local dir; dir=$(dir_of envtest)
+      rm -rf "$dir"; mkdir -p "$dir.tmp.$$"
+      ln -s "$(dir_of kube-apiserver)/kube-apiserver" "$dir.tmp.$$/kube-apiserver"
+      ln -s "$(dir_of etcd)/etcd" "$dir.tmp.$$/etcd"
+      mv "$dir.tmp.$$" "$dir"
+      return 0 ;;
+    kube-apiserver|kubectl)
+      # Without the stamp the binary reports v0.0.0 and helm's kubeVersion checks fail.
+      local minor=${KUBE_VERSION#*.}; minor=${minor%%.*}
+      local ver="-X k8s.io/component-base/version.gitVersion=v$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+      (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" -o "$tmp" "k8s.io/kubernetes/cmd/$tool") ;;
+    etcd)
+      (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" go.etcd.io/etcd/server/v3) ;;
+    prometheus|promtool)
+      local pv="-X github.com/prometheus/common/version.Version=$PROMETHEUS_VERSION -X github.com/prometheus/common/version.Branch=release -X github.com/prometheus/common/version.Revision=module-v0.${PROMETHEUS_VERSION%%.*}${PROMETHEUS_VERSION#*.}"
+      (cd "$here/prometheus" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $pv" -o "$tmp" "github.com/prometheus/prometheus/cmd/$tool") ;;
+    helm)
+      GOBIN="$(dirname "$tmp")/gobin.$$" go install "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION"
+      mv "$(dirname "$tmp")/gobin.$$/helm" "$tmp"; rmdir "$(dirname "$tmp")/gobin.$$" ;;
+    controller-gen)
+      GOBIN="$(dirname "$tmp")/gobin.$$" go install "sigs.k8s.io/controller-tools/cmd/controller-gen@v$CONTROLLER_GEN_VERSION"
+      mv "$(dirname "$tmp")/gobin.$$/controller-gen" "$tmp"; rmdir "$(dirname "$tmp")/gobin.$$" ;;
+  esac
+  mv "$tmp" "$out"
+}
+
+if [ "${1:-}" = "--dir" ]; then
+  shift
+  if [ $# -eq 0 ]; then echo "$cache"; else dir_of "$1"; fi
+  exit 0
+fi
+tools=("$@")
+[ ${#tools[@]} -gt 0 ] || tools=(controller-gen helm kube-apiserver etcd prometheus promtool)
+for t in "${tools[@]}"; do build "$t"; done

@@ -1,0 +1,23 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Tool returns the path of a binary that hack/tools builds (prometheus, promtool, helm),
+// named by the environment variable SEEDSCALER_<TOOL> that the Makefile sets. Without it,
+// the error says how to get the binary.
+func Tool(name string) (string, error) {
+	env := "SEEDSCALER_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	path := os.Getenv(env)
+	if path == "" {
+		return "", fmt.Errorf("%s is not set: this test needs the real %s. Run it with `make test`, or build it once with "+
+			"`hack/tools/build.sh %s` and `export %s=$(hack/tools/build.sh --dir %s)/%s`", env, name, name, env, name, name)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s=%s: %w (build it with `hack/tools/build.sh %s`)", env, path, err, name)
+	}
+	return path, nil
+}

@@ -1,0 +1,143 @@
+// Package usage counts the shoots on each seed the way the whole stack must agree on: a
+// shoot counts against spec.seedName and, while a control plane migration is in flight,
+// also against a different status.seedName. The scheduler, the exporter and the seed
+// controller all count with it, from informer events, never by listing shoots.
+package usage
+
+import (
+	"sort"
+	"sync"
+
+	toolscache "k8s.io/client-go/tools/cache"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+)
+
+// SeedNames returns the seeds a shoot occupies: spec.seedName, plus status.seedName when
+// it is set and differs. An unscheduled shoot occupies none.
+func SeedNames(shoot *gardencorev1beta1.Shoot) []string {
+	var names []string
+	if s := shoot.Spec.SeedName; s != nil && *s != "" {
+		names = append(names, *s)
+	}
+	if s := shoot.Status.SeedName; s != nil && *s != "" && (len(names) == 0 || names[0] != *s) {
+		names = append(names, *s)
+	}
+	return names
+}
+
+// Index counts shoots per seed. It is fed by informer events (see Handler) and is safe for
+// concurrent use; reading a count is O(1).
+type Index struct {
+	mu      sync.RWMutex
+	byShoot map[string][]string // shoot key (namespace/name) -> seeds it is counted on
+	bySeed  map[string]int
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{byShoot: map[string][]string{}, bySeed: map[string]int{}}
+}
+
+// Set records that the shoot with the given key occupies seeds, replacing what was
+// recorded for it before.
+func (i *Index) Set(key string, seeds []string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for _, s := range i.byShoot[key] {
+		i.decrement(s)
+	}
+	if len(seeds) == 0 {
+		delete(i.byShoot, key)
+		return
+	}
+	i.byShoot[key] = seeds
+	for _, s := range seeds {
+		i.bySeed[s]++
+	}
+}
+
+// Delete forgets the shoot with the given key.
+func (i *Index) Delete(key string) {
+	i.Set(key, nil)
+}
+
+func (i *Index) decrement(seed string) {
+	if i.bySeed[seed] <= 1 {
+		delete(i.bySeed, seed)
+		return
+	}
+	i.bySeed[seed]--
+}
+
+// Count returns the number of shoots on a seed.
+func (i *Index) Count(seed string) int {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.bySeed[seed]
+}
+
+// Counts returns a copy of the count of every seed that has shoots.
+func (i *Index) Counts() map[string]int {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	out := make(map[string]int, len(i.bySeed))
+	for s, n := range i.bySeed {
+		out[s] = n
+	}
+	return out
+}
+
+// Shoots returns the number of shoots the index knows of that occupy a seed.
+func (i *Index) Shoots() int {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return len(i.byShoot)
+}
+
+// ShootsOn returns the keys of the shoots on a seed, sorted. It walks every recorded shoot,
+// so it is for rare paths (events, deletion checks), not per decision or scrape.
+func (i *Index) ShootsOn(seed string) []string {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	var keys []string
+	for key, seeds := range i.byShoot {
+		for _, s := range seeds {
+			if s == seed {
+				keys = append(keys, key)
+				break
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Handler returns informer event handlers that keep the index in step with a Shoot
+// informer. Objects that are not Shoots are ignored.
+func (i *Index) Handler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { i.observe(obj) },
+		UpdateFunc: func(_, obj any) { i.observe(obj) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				i.Delete(tomb.Key)
+				return
+			}
+			if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
+				i.Delete(Key(shoot))
+			}
+		},
+	}
+}
+
+func (i *Index) observe(obj any) {
+	if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
+		i.Set(Key(shoot), SeedNames(shoot))
+	}
+}
+
+// Key is the index key of a shoot, the same as an informer's namespace/name key.
+func Key(shoot *gardencorev1beta1.Shoot) string {
+	return shoot.Namespace + "/" + shoot.Name
+}

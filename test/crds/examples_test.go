@@ -1,0 +1,37 @@
+package crds
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+)
+
+// Every manifest in examples/ must apply as it is, with strict field validation: the
+// examples are what users copy first. examples/config holds configuration files of
+// seedscaler's own parts, which are not Kubernetes objects; their parts' tests load them.
+func TestEveryExampleApplies(t *testing.T) {
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	files, err := manifest.Files(filepath.Join(root, "examples"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+
+	var all []*unstructured.Unstructured
+	for _, f := range files {
+		if strings.HasPrefix(f, filepath.Join(root, "examples", "config")+string(filepath.Separator)) {
+			continue
+		}
+		objs, err := manifest.ReadFile(f)
+		require.NoError(t, err)
+		require.NotEmpty(t, objs, "%s holds no object", f)
+		all = append(all, objs...)
+	}
+	require.NoError(t, manifest.CreateOrderly(context.Background(), env.Client, all))
+}

@@ -1,0 +1,253 @@
+package crds
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+)
+
+// mutation changes one thing of a valid object.
+type mutation func(obj map[string]any)
+
+func set(value any, path ...string) mutation {
+	return func(obj map[string]any) {
+		if err := unstructured.SetNestedField(obj, value, path...); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// setMetric changes the first metric of a SeedAutoscaler (SetNestedField cannot index lists).
+func setMetric(value any, path ...string) mutation {
+	return func(obj map[string]any) {
+		metrics, _, _ := unstructured.NestedSlice(obj, "spec", "metrics")
+		m := metrics[0].(map[string]any)
+		if err := unstructured.SetNestedField(m, value, path...); err != nil {
+			panic(err)
+		}
+		metrics[0] = m
+		if err := unstructured.SetNestedSlice(obj, metrics, "spec", "metrics"); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func remove(path ...string) mutation {
+	return func(obj map[string]any) { unstructured.RemoveNestedField(obj, path...) }
+}
+
+// example loads the single object of an example file into a fresh namespace-less copy.
+func example(t *testing.T, file string) *unstructured.Unstructured {
+	t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	objs, err := manifest.ReadFile(filepath.Join(root, "examples", file))
+	require.NoError(t, err)
+	require.NotEmpty(t, objs)
+	return objs[0]
+}
+
+func ensureNamespace(t *testing.T, name string) {
+	t.Helper()
+	err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if err != nil && !strings.Contains(err.Error(), "already exists") {
+		require.NoError(t, err)
+	}
+}
+
+// Each invalid object differs from a valid example in one field and must be rejected with
+// a message that names that field.
+func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
+	ensureNamespace(t, "invalid")
+	cases := []struct {
+		name    string
+		example string
+		change  mutation
+		want    string
+	}{
+		{"managedseed with seedTemplate and gardenlet", "managedseed-seedtemplate.yaml",
+			set(map[string]any{"bootstrap": "None"}, "spec", "gardenlet"),
+			"exactly one of seedTemplate and gardenlet must be set"},
+		{"managedseed with neither seedTemplate nor gardenlet", "managedseed-seedtemplate.yaml",
+			remove("spec", "seedTemplate"), "exactly one of seedTemplate and gardenlet must be set"},
+		{"managedseed without shoot", "managedseed-seedtemplate.yaml",
+			remove("spec", "shoot"), "spec.shoot.name is required"},
+		{"reserved above capacity", "managedseed-gardenlet.yaml",
+			set(int64(201), "spec", "gardenlet", "config", "resources", "reserved", "persistent-volumes"),
+			"resources.reserved exceeds resources.capacity"},
+		{"reserved resource without capacity", "managedseed-gardenlet.yaml",
+			set("5", "spec", "gardenlet", "config", "resources", "reserved", "load-balancers"),
+			"resources.reserved names a resource that resources.capacity lacks"},
+		{"seed template taint key not a qualified name", "managedseed-seedtemplate.yaml",
+			set([]any{map[string]any{"key": "-not valid/"}}, "spec", "seedTemplate", "spec", "taints"),
+			"spec.taints[].key must be a qualified name"},
+		{"seed template pods not a CIDR", "managedseed-seedtemplate.yaml",
+			set("100.96.0.0", "spec", "seedTemplate", "spec", "networks", "pods"),
+			"spec.networks.pods must be a CIDR"},
+		{"autoscaler min above max", "seedautoscaler.yaml",
+			set(int64(11), "spec", "minReplicas"), "spec.minReplicas must not exceed spec.maxReplicas"},
+		{"autoscaler max zero", "seedautoscaler.yaml",
+			set(int64(0), "spec", "maxReplicas"), "spec.maxReplicas in body should be greater than or equal to 1"},
+		{"autoscaler min negative", "seedautoscaler.yaml",
+			set(int64(-1), "spec", "minReplicas"), "spec.minReplicas in body should be greater than or equal to 0"},
+		{"utilization target without averageUtilization", "seedautoscaler.yaml",
+			setMetric(map[string]any{"type": "Utilization"}, "resource", "target"),
+			"target.averageUtilization is required when target.type is Utilization"},
+		{"utilization target of zero", "seedautoscaler.yaml",
+			setMetric(map[string]any{"type": "Utilization", "averageUtilization": int64(0)}, "resource", "target"),
+			"averageUtilization in body should be greater than or equal to 1"},
+		{"average value target without averageValue", "seedautoscaler.yaml",
+			setMetric(map[string]any{"type": "AverageValue"}, "resource", "target"),
+			"target.averageValue is required when target.type is AverageValue"},
+		{"metric type other than Resource", "seedautoscaler.yaml",
+			setMetric("Pods", "type"), `spec.metrics[0].type: Unsupported value: "Pods"`},
+		{"scale target without kind", "seedautoscaler.yaml",
+			remove("spec", "scaleTargetRef", "kind"), "spec.scaleTargetRef.kind: Required value"},
+		{"scale target without name", "seedautoscaler.yaml",
+			remove("spec", "scaleTargetRef", "name"), "spec.scaleTargetRef.name: Required value"},
+		{"set with negative replicas", "managedseedset.yaml",
+			set(int64(-1), "spec", "replicas"), "spec.replicas in body should be greater than or equal to 0"},
+		{"set without selector", "managedseedset.yaml",
+			remove("spec", "selector"), "spec.selector: Required value"},
+		{"set with empty selector", "managedseedset.yaml",
+			set(map[string]any{}, "spec", "selector"), "spec.selector must not be empty"},
+		{"set selector not matching the ManagedSeed template", "managedseedset.yaml",
+			set(map[string]any{"other": "label"}, "spec", "template", "metadata", "labels"),
+			"spec.selector does not match spec.template.metadata.labels"},
+		{"set selector not matching the shoot template", "managedseedset.yaml",
+			remove("spec", "shootTemplate", "metadata"),
+			"spec.selector does not match spec.shootTemplate.metadata.labels"},
+		{"set selector not matching the seed template", "managedseedset.yaml",
+			set(map[string]any{"foo": "baz"}, "spec", "template", "spec", "seedTemplate", "metadata", "labels"),
+			"the labels of the seed template"},
+		{"set match expression not matching the seed template", "managedseedset.yaml",
+			set([]any{map[string]any{"key": "tier", "operator": "Exists"}}, "spec", "selector", "matchExpressions"),
+			"spec.selector does not match spec.template.metadata.labels"},
+		{"set with negative partition", "managedseedset.yaml",
+			set(int64(-1), "spec", "updateStrategy", "rollingUpdate", "partition"),
+			"spec.updateStrategy.rollingUpdate.partition in body should be greater than or equal to 0"},
+		{"set with negative revision history", "managedseedset.yaml",
+			set(int64(-1), "spec", "revisionHistoryLimit"),
+			"spec.revisionHistoryLimit in body should be greater than or equal to 0"},
+		{"set with an update strategy other than RollingUpdate", "managedseedset.yaml",
+			set("OnDelete", "spec", "updateStrategy", "type"), `spec.updateStrategy.type: Unsupported value: "OnDelete"`},
+		{"shoot template nodes not a CIDR", "managedseedset.yaml",
+			set("10.250.0.0/33", "spec", "shootTemplate", "spec", "networking", "nodes"),
+			"spec.networking.nodes must be a CIDR"},
+		{"unknown field", "managedseedset.yaml",
+			set("x", "spec", "replicaCount"), `unknown field "spec.replicaCount"`},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := example(t, tc.example)
+			obj.SetNamespace("invalid")
+			obj.SetName(fmt.Sprintf("invalid-%d", i))
+			tc.change(obj.Object)
+			err := env.Client.Create(context.Background(), obj, client.FieldValidation("Strict"))
+			require.Error(t, err, "the apiserver accepted an invalid object")
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestInvalidSeedsAndShootsAreRejected(t *testing.T) {
+	ensureNamespace(t, "invalid-core")
+	cases := []struct {
+		name string
+		obj  map[string]any
+		want string
+	}{
+		{"seed nodes not a CIDR", seedObject("bad-nodes", set("10.0.0.0/8x", "spec", "networks", "nodes")),
+			"spec.networks.nodes must be a CIDR"},
+		{"seed taint key with a space", seedObject("bad-taint", set([]any{map[string]any{"key": "a b"}}, "spec", "taints")),
+			"spec.taints[].key must be a qualified name"},
+		{"seed shoot default not a CIDR", seedObject("bad-default", set("100.72.0.0", "spec", "networks", "shootDefaults", "services")),
+			"shootDefaults.services must be a CIDR"},
+		{"shoot pods not a CIDR", shootObject("bad-pods", set("100.96.0.0/", "spec", "networking", "pods")),
+			"spec.networking.pods must be a CIDR"},
+		{"shoot with an unknown purpose", shootObject("bad-purpose", set("fun", "spec", "purpose")),
+			`spec.purpose: Unsupported value: "fun"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := env.Client.Create(context.Background(), &unstructured.Unstructured{Object: tc.obj}, client.FieldValidation("Strict"))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func seedObject(name string, changes ...mutation) map[string]any {
+	obj := map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "Seed",
+		"metadata":   map[string]any{"name": name},
+		"spec": map[string]any{
+			"provider": map[string]any{"type": "gcp", "region": "europe-west1"},
+			"networks": map[string]any{"pods": "100.96.0.0/11", "services": "100.64.0.0/13"},
+		},
+	}
+	for _, c := range changes {
+		c(obj)
+	}
+	return obj
+}
+
+func shootObject(name string, changes ...mutation) map[string]any {
+	obj := map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "Shoot",
+		"metadata":   map[string]any{"name": name, "namespace": "invalid-core"},
+		"spec": map[string]any{
+			"provider": map[string]any{"type": "gcp"},
+			"region":   "europe-west1",
+		},
+	}
+	for _, c := range changes {
+		c(obj)
+	}
+	return obj
+}
+
+// Immutable fields: a shoot's seedName once set, a set's selector.
+func TestImmutableFieldsCannotChange(t *testing.T) {
+	ctx := context.Background()
+	ensureNamespace(t, "invalid-core")
+
+	shoot := &unstructured.Unstructured{Object: shootObject("bound", set("seed-a", "spec", "seedName"))}
+	require.NoError(t, env.Client.Create(ctx, shoot))
+	require.NoError(t, unstructured.SetNestedField(shoot.Object, "seed-b", "spec", "seedName"))
+	err := env.Client.Update(ctx, shoot)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "spec.seedName cannot be changed or removed once set")
+	unstructured.RemoveNestedField(shoot.Object, "spec", "seedName")
+	err = env.Client.Update(ctx, shoot)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "spec.seedName cannot be changed or removed once set")
+
+	// An unbound shoot may be bound once.
+	unbound := &unstructured.Unstructured{Object: shootObject("unbound")}
+	require.NoError(t, env.Client.Create(ctx, unbound))
+	require.NoError(t, unstructured.SetNestedField(unbound.Object, "seed-a", "spec", "seedName"))
+	require.NoError(t, env.Client.Update(ctx, unbound), "binding an unbound shoot must be allowed")
+
+	set := example(t, "managedseedset.yaml")
+	set.SetNamespace("invalid-core")
+	require.NoError(t, env.Client.Create(ctx, set))
+	require.NoError(t, unstructured.SetNestedField(set.Object, map[string]any{"foo": "bar", "x": "y"}, "spec", "selector", "matchLabels"))
+	err = env.Client.Update(ctx, set)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "spec.selector is immutable")
+}
