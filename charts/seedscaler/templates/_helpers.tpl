@@ -1,0 +1,269 @@
+{{/* Name prefix of every object: the release name, plus "-seedscaler" unless it already says so. */}}
+{{- define "seedscaler.fullname" -}}
+{{- if contains "seedscaler" .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-seedscaler" .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels every object carries. */}}
+{{- define "seedscaler.labels" -}}
+app.kubernetes.io/name: seedscaler
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* Selector labels of one part: root and component name. */}}
+{{- define "seedscaler.selectorLabels" -}}
+app.kubernetes.io/name: seedscaler
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "seedscaler.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/* Whether the cluster serves the Prometheus operator's kinds, or a value forces them. */}}
+{{- define "seedscaler.monitoringEnabled" -}}
+{{- $v := toString .value -}}
+{{- if eq $v "true" -}}true
+{{- else if and (eq $v "auto") (.root.Capabilities.APIVersions.Has (printf "monitoring.coreos.com/v1/%s" .kind)) -}}true
+{{- end -}}
+{{- end -}}
+
+{{/*
+seedscaler.component renders one part: ServiceAccount, ClusterRole (rules generated from the
+part's +kubebuilder:rbac markers into files/rbac/<part>/role.yaml), ClusterRoleBinding, a
+Role for leader election, the Deployment and the metrics Service.
+Arguments (dict): root, name (component, e.g. scheduler), subcommand, values, args (list),
+leaderElect (bool), volumes/volumeMounts (lists, optional), ports (list of {name,port}, optional).
+*/}}
+{{- define "seedscaler.component" -}}
+{{- $root := .root -}}
+{{- $v := .values -}}
+{{- $fullname := printf "%s-%s" (include "seedscaler.fullname" $root) .name -}}
+{{- $rbac := $root.Files.Get (printf "files/rbac/%s/role.yaml" .name) | fromYaml -}}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ $fullname }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+rules:
+  {{- if $rbac.rules }}
+  {{- toYaml $rbac.rules | nindent 2 }}
+  {{- end }}
+  - apiGroups: [""]
+    resources: [events]
+    verbs: [create, patch]
+  - apiGroups: [events.k8s.io]
+    resources: [events]
+    verbs: [create, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: {{ $fullname }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $fullname }}
+    namespace: {{ $root.Release.Namespace }}
+{{- if .leaderElect }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $fullname }}-leader-election
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+rules:
+  - apiGroups: [coordination.k8s.io]
+    resources: [leases]
+    verbs: [get, list, watch, create, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $fullname }}-leader-election
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $fullname }}-leader-election
+subjects:
+  - kind: ServiceAccount
+    name: {{ $fullname }}
+    namespace: {{ $root.Release.Namespace }}
+{{- end }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ $fullname }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  replicas: {{ $v.replicas }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "seedscaler.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "seedscaler.selectorLabels" . | nindent 8 }}
+        {{- with $v.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        checksum/values: {{ toYaml $v | sha256sum | trunc 16 }}
+        {{- with $v.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ $fullname }}
+      automountServiceAccountToken: true
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: {{ .name }}
+          image: {{ include "seedscaler.image" $root }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          args:
+            - {{ .subcommand }}
+            - --metrics-bind-address=:8080
+            - --health-probe-bind-address=:8081
+            {{- if .leaderElect }}
+            - --leader-elect=true
+            - --leader-election-namespace={{ $root.Release.Namespace }}
+            {{- end }}
+            - --v={{ $root.Values.logLevel }}
+            {{- range .args }}
+            - {{ . }}
+            {{- end }}
+            {{- range $v.extraArgs }}
+            - {{ . }}
+            {{- end }}
+          env:
+            - name: POD_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: POD_NAMESPACE
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.namespace
+          ports:
+            - name: metrics
+              containerPort: 8080
+            - name: health
+              containerPort: 8081
+            {{- range .ports }}
+            - name: {{ .name }}
+              containerPort: {{ .port }}
+            {{- end }}
+          livenessProbe:
+            httpGet:
+              path: /healthz
+              port: health
+            initialDelaySeconds: 10
+            periodSeconds: 10
+          readinessProbe:
+            httpGet:
+              path: /readyz
+              port: health
+            periodSeconds: 5
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.containerSecurityContext | nindent 12 }}
+          {{- with .volumeMounts }}
+          volumeMounts:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+      {{- with .volumes }}
+      volumes:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $fullname }}-metrics
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  selector:
+    {{- include "seedscaler.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: metrics
+      port: 8080
+      targetPort: metrics
+{{- if eq (include "seedscaler.monitoringEnabled" (dict "root" $root "value" $root.Values.monitoring.serviceMonitors "kind" "ServiceMonitor")) "true" }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: {{ $fullname }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+    {{- with $root.Values.monitoring.labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  selector:
+    matchLabels:
+      {{- include "seedscaler.selectorLabels" . | nindent 6 }}
+  endpoints:
+    - port: metrics
+      interval: 15s
+{{- end }}
+{{- end -}}

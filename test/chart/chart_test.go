@@ -1,0 +1,190 @@
+// Package chart tests the Helm chart with the real helm binary: lint, rendering with every
+// values file, the values schema, least-privilege RBAC, restricted pod security, that every
+// Deployment runs a subcommand and flags the real seedscaler binary has, and an install and
+// uninstall against a real kube-apiserver.
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+)
+
+// kubeVersion is the Kubernetes version charts are rendered for (the envtest apiserver's).
+const kubeVersion = "1.36.3"
+
+func chartDir(t *testing.T) string {
+	t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	return filepath.Join(root, "charts", "seedscaler")
+}
+
+func helm(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	bin, err := testenv.Tool("helm")
+	require.NoError(t, err)
+	cmd := exec.Command(bin, args...)
+	// Keep helm's own state (repositories, cache) out of the user's home.
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home, "HELM_CONFIG_HOME="+home, "HELM_DATA_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// valuesFiles are the values files the chart must render with: the defaults and ci/*.yaml.
+func valuesFiles(t *testing.T) map[string][]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(chartDir(t), "ci", "*.yaml"))
+	require.NoError(t, err)
+	out := map[string][]string{"defaults": nil}
+	for _, f := range files {
+		out[filepath.Base(f)] = []string{"-f", f}
+	}
+	return out
+}
+
+func render(t *testing.T, extra ...string) []*unstructured.Unstructured {
+	t.Helper()
+	args := append([]string{"template", "seedscaler", chartDir(t), "--namespace", "seedscaler-system", "--kube-version", kubeVersion}, extra...)
+	out, err := helm(t, args...)
+	require.NoError(t, err, out)
+	objs, err := manifest.Read(strings.NewReader(out))
+	require.NoError(t, err)
+	require.NotEmpty(t, objs)
+	return objs
+}
+
+func TestLintAndRenderEveryValuesFile(t *testing.T) {
+	for name, args := range valuesFiles(t) {
+		t.Run(name, func(t *testing.T) {
+			out, err := helm(t, append([]string{"lint", chartDir(t), "--strict", "--kube-version", kubeVersion}, args...)...)
+			require.NoError(t, err, out)
+			render(t, args...)
+		})
+	}
+}
+
+func TestSchemaRejectsBadValues(t *testing.T) {
+	cases := []struct {
+		name string
+		set  []string
+		want string
+	}{
+		{"misspelled key", []string{"scheduler.replica=2"}, "additional properties 'replica' not allowed"},
+		{"negative replicas", []string{"exporter.replicas=-1"}, "/exporter/replicas"},
+		{"several active controllers without leader election", []string{"setController.replicas=2", "setController.leaderElect=false"}, "/setController/leaderElect"},
+		{"unknown certificate source", []string{"adapter.certificate.source=vault"}, "/adapter/certificate/source"},
+		{"secret certificate without a secret", []string{"adapter.certificate.source=secret"}, "/adapter/certificate/secretName"},
+		{"prometheus URL without scheme", []string{"adapter.prometheusURL=prometheus:9090"}, "/adapter/prometheusURL"},
+		{"unknown pull policy", []string{"image.pullPolicy=Sometimes"}, "/image/pullPolicy"},
+		{"extra arg that is no flag", []string{"scheduler.extraArgs[0]=verbose"}, "/scheduler/extraArgs/0"},
+		{"monitoring switch of the wrong kind", []string{"monitoring.serviceMonitors=maybe"}, "/monitoring/serviceMonitors"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"template", "seedscaler", chartDir(t), "--kube-version", kubeVersion}
+			for _, s := range tc.set {
+				args = append(args, "--set", s)
+			}
+			out, err := helm(t, args...)
+			require.Error(t, err, "the schema accepted bad values")
+			assert.Contains(t, out, tc.want)
+		})
+	}
+}
+
+func TestRBACHasNoWildcards(t *testing.T) {
+	for name, args := range valuesFiles(t) {
+		for _, obj := range render(t, args...) {
+			if obj.GetKind() != "ClusterRole" && obj.GetKind() != "Role" {
+				continue
+			}
+			role := &rbacv1.ClusterRole{}
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, role))
+			for _, rule := range role.Rules {
+				for _, field := range [][]string{rule.Verbs, rule.Resources, rule.APIGroups, rule.ResourceNames} {
+					assert.NotContains(t, field, "*", "%s: %s %s has a wildcard rule %v", name, obj.GetKind(), obj.GetName(), rule)
+				}
+			}
+		}
+	}
+}
+
+func deployments(t *testing.T, args ...string) []*appsv1.Deployment {
+	t.Helper()
+	var out []*appsv1.Deployment
+	for _, obj := range render(t, args...) {
+		if obj.GetKind() != "Deployment" {
+			continue
+		}
+		d := &appsv1.Deployment{}
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, d))
+		out = append(out, d)
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// Every pod meets the restricted Pod Security Standard.
+func TestEveryPodIsRestricted(t *testing.T) {
+	for name, args := range valuesFiles(t) {
+		for _, d := range deployments(t, args...) {
+			pod := d.Spec.Template.Spec
+			require.NotNil(t, pod.SecurityContext, d.Name)
+			assert.True(t, *pod.SecurityContext.RunAsNonRoot, "%s/%s runAsNonRoot", name, d.Name)
+			require.NotNil(t, pod.SecurityContext.SeccompProfile, d.Name)
+			assert.Equal(t, "RuntimeDefault", string(pod.SecurityContext.SeccompProfile.Type), d.Name)
+			for _, c := range pod.Containers {
+				sc := c.SecurityContext
+				require.NotNil(t, sc, "%s/%s/%s", name, d.Name, c.Name)
+				assert.False(t, *sc.AllowPrivilegeEscalation, "%s/%s", d.Name, c.Name)
+				assert.True(t, *sc.ReadOnlyRootFilesystem, "%s/%s", d.Name, c.Name)
+				require.NotNil(t, sc.Capabilities)
+				assert.Equal(t, "ALL", string(sc.Capabilities.Drop[0]), "%s/%s", d.Name, c.Name)
+				assert.NotNil(t, c.LivenessProbe, "%s/%s has no liveness probe", d.Name, c.Name)
+				assert.NotNil(t, c.ReadinessProbe, "%s/%s has no readiness probe", d.Name, c.Name)
+			}
+		}
+	}
+}
+
+// The chart must never deploy a subcommand that does not exist, or pass a flag it does not
+// know: every container's args are parsed by the real binary (with --help, so nothing runs).
+func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	bin := filepath.Join(t.TempDir(), "seedscaler")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/seedscaler")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	for name, args := range valuesFiles(t) {
+		for _, d := range deployments(t, args...) {
+			for _, c := range d.Spec.Template.Spec.Containers {
+				require.NotEmpty(t, c.Args, "%s/%s has no subcommand", d.Name, c.Name)
+				cmd := exec.Command(bin, append(append([]string{}, c.Args...), "--help")...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				stdout, err := cmd.Output()
+				require.NoError(t, err, "%s: %s runs `seedscaler %s`, which the binary refuses:\n%s", name, d.Name, strings.Join(c.Args, " "), stderr.String())
+				assert.Contains(t, string(stdout), fmt.Sprintf("seedscaler %s", c.Args[0]), "%s: %s: --help of %s", name, d.Name, c.Args[0])
+			}
+		}
+	}
+}
