@@ -1,0 +1,95 @@
+package managedseed
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// DefaultShootCapacity is the shoots capacity of a seed whose ManagedSeed configures none,
+// as in Gardener's gardenlet chart.
+const DefaultShootCapacity = 250
+
+// DefaultResources are the resources of a seed whose ManagedSeed configures none.
+func DefaultResources() corev1.ResourceList {
+	return corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(DefaultShootCapacity, resource.DecimalSI)}
+}
+
+// SeedResources computes a seed's status.capacity and status.allocatable as GEP-13 says:
+// capacity is resources.capacity, allocatable is capacity minus resources.reserved per
+// resource. Every resource of defaults that the configuration lacks is added with its
+// default, so a seedTemplate (no configuration) or a gardenlet configuration without
+// shoots still gets a shoots capacity. Reserved amounts of resources without a capacity
+// are ignored (the CRD rejects them), and allocatable never goes below zero.
+func SeedResources(cfg *seedmanagementv1alpha1.ResourcesConfiguration, defaults corev1.ResourceList) (capacity, allocatable corev1.ResourceList) {
+	capacity = corev1.ResourceList{}
+	for name, q := range defaults {
+		capacity[name] = q.DeepCopy()
+	}
+	var reserved corev1.ResourceList
+	if cfg != nil {
+		for name, q := range cfg.Capacity {
+			capacity[name] = q.DeepCopy()
+		}
+		reserved = cfg.Reserved
+	}
+	allocatable = corev1.ResourceList{}
+	for name, q := range capacity {
+		a := q.DeepCopy()
+		if r, ok := reserved[name]; ok {
+			a.Sub(r)
+			if a.Sign() < 0 {
+				a = *resource.NewQuantity(0, q.Format)
+			}
+		}
+		allocatable[name] = a
+	}
+	return capacity, allocatable
+}
+
+// resourcesConfiguration returns the gardenlet configuration's resources, nil for a
+// seedTemplate or a configuration without them.
+func resourcesConfiguration(ms *seedmanagementv1alpha1.ManagedSeed) *seedmanagementv1alpha1.ResourcesConfiguration {
+	if g := ms.Spec.Gardenlet; g != nil && g.Config != nil {
+		return g.Config.Resources
+	}
+	return nil
+}
+
+// ParseDefaultCapacity parses the --default-seed-capacity flag: a bare quantity is the
+// shoots capacity ("250"), otherwise comma-separated name=quantity pairs
+// ("shoots=250,persistent-volumes=200"). It names the part it cannot read.
+func ParseDefaultCapacity(value string) (corev1.ResourceList, error) {
+	list := corev1.ResourceList{}
+	for _, item := range strings.Split(value, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, quantity, found := strings.Cut(item, "=")
+		if !found {
+			name, quantity = gardencorev1beta1.ResourceShoots, item
+		}
+		name, quantity = strings.TrimSpace(name), strings.TrimSpace(quantity)
+		if name == "" {
+			return nil, fmt.Errorf("%q has no resource name: give a number of shoots such as 250, or pairs such as shoots=250", item)
+		}
+		if _, dup := list[corev1.ResourceName(name)]; dup {
+			return nil, fmt.Errorf("resource %s is given twice", name)
+		}
+		q, err := resource.ParseQuantity(quantity)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %s is not a quantity (%w): give a number of shoots such as 250, or pairs such as shoots=250", item, quantity, err)
+		}
+		if q.Sign() < 0 {
+			return nil, fmt.Errorf("%q is negative: a capacity is zero or more", item)
+		}
+		list[corev1.ResourceName(name)] = q
+	}
+	return list, nil
+}

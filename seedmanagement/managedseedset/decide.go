@@ -1,0 +1,332 @@
+package managedseedset
+
+import (
+	"slices"
+
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// stepKind is what the set does next with one replica.
+type stepKind int
+
+const (
+	// stepNone: nothing to do for the replica.
+	stepNone stepKind = iota
+	// stepDone: the replica is settled (Ready, or removed completely).
+	stepDone
+	// stepWait: the replica is in flight; wait for the gardenlet or the seed controller.
+	stepWait
+	// stepGiveUp: the replica's shoot failed and its retries are used up; report and move on.
+	stepGiveUp
+	stepCreateShoot
+	stepCreateManagedSeed
+	stepRetryShoot
+	stepDeleteManagedSeed
+	stepDeleteShoot
+	stepUpdate
+)
+
+func (k stepKind) String() string {
+	return [...]string{"None", "Done", "Wait", "GiveUp", "CreateShoot", "CreateManagedSeed", "RetryShoot",
+		"DeleteManagedSeed", "DeleteShoot", "Update"}[k]
+}
+
+// acts reports whether the step writes something (as opposed to waiting or settling).
+func (k stepKind) acts() bool { return k >= stepCreateShoot }
+
+// step is the next thing to do with one replica and the pending reason it leaves behind.
+type step struct {
+	kind    stepKind
+	reason  seedmanagementv1alpha1.PendingReplicaReason
+	retries int32
+}
+
+// replicaStep decides the next step of a replica that is created or updated (removing false)
+// or removed (removing true). It is the replica life cycle of the GEP:
+//
+//	create: Shoot → ShootReconciling → ManagedSeed → ManagedSeedPreparing → SeedNotReady → ShootNotHealthy → Ready
+//	remove: ManagedSeed deleted → ManagedSeedDeleting → Shoot deleted → ShootDeleting → gone
+//
+// A failed shoot operation is retried up to maxRetries times, then given up.
+func replicaStep(r *replica, removing bool, maxRetries int32) step {
+	if removing {
+		switch {
+		case r.managedSeed != nil && r.managedSeed.DeletionTimestamp == nil:
+			return step{kind: stepDeleteManagedSeed, reason: seedmanagementv1alpha1.ManagedSeedDeletingReason}
+		case r.managedSeed != nil:
+			return step{kind: stepWait, reason: seedmanagementv1alpha1.ManagedSeedDeletingReason}
+		case r.shoot == nil:
+			return step{kind: stepDone}
+		case r.shoot.DeletionTimestamp == nil:
+			return step{kind: stepDeleteShoot, reason: seedmanagementv1alpha1.ShootDeletingReason}
+		case shootDeleteFailed(r.shoot):
+			retries := r.retries(AnnotationDeleteRetries)
+			if retries < maxRetries {
+				return step{kind: stepRetryShoot, reason: seedmanagementv1alpha1.ShootDeletingReason, retries: retries + 1}
+			}
+			return step{kind: stepGiveUp, reason: seedmanagementv1alpha1.ShootDeleteFailedReason, retries: retries}
+		default:
+			return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootDeletingReason, retries: r.retries(AnnotationDeleteRetries)}
+		}
+	}
+	switch {
+	case r.shoot == nil:
+		return step{kind: stepCreateShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason}
+	case shootReconcileFailed(r.shoot):
+		retries := r.retries(AnnotationReconcileRetries)
+		if retries < maxRetries {
+			return step{kind: stepRetryShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason, retries: retries + 1}
+		}
+		return step{kind: stepGiveUp, reason: seedmanagementv1alpha1.ShootReconcileFailedReason, retries: retries}
+	case !shootReconciled(r.shoot):
+		return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootReconcilingReason, retries: r.retries(AnnotationReconcileRetries)}
+	case r.managedSeed == nil:
+		return step{kind: stepCreateManagedSeed, reason: seedmanagementv1alpha1.ManagedSeedPreparingReason}
+	case !managedSeedRegistered(r.managedSeed):
+		return step{kind: stepWait, reason: seedmanagementv1alpha1.ManagedSeedPreparingReason}
+	case !seedReady(r.seed):
+		return step{kind: stepWait, reason: seedmanagementv1alpha1.SeedNotReadyReason}
+	case !shootHealthy(r.shoot):
+		return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootNotHealthyReason}
+	default:
+		return step{kind: stepDone}
+	}
+}
+
+// removingReason reports whether a pending reason belongs to the removal of a replica.
+func removingReason(reason seedmanagementv1alpha1.PendingReplicaReason) bool {
+	switch reason {
+	case seedmanagementv1alpha1.ManagedSeedDeletingReason, seedmanagementv1alpha1.ShootDeletingReason,
+		seedmanagementv1alpha1.ShootDeleteFailedReason:
+		return true
+	}
+	return false
+}
+
+// scaleInCandidate is what the scale-in order looks at.
+type scaleInCandidate struct {
+	ordinal  int32
+	priority int
+	ready    bool
+}
+
+// scaleInLess reports whether replica a is removed before replica b when a set scales in:
+// the lower seedmanagement.gardener.cloud/priority goes first (default 3); at equal
+// priority a NotReady replica goes before a Ready one; then the older replica, the one with
+// the lower ordinal, goes first. Ordinals are unique, so the order is total.
+func scaleInLess(a, b scaleInCandidate) bool {
+	if a.priority != b.priority {
+		return a.priority < b.priority
+	}
+	if a.ready != b.ready {
+		return !a.ready
+	}
+	return a.ordinal < b.ordinal
+}
+
+func candidateOf(r *replica) scaleInCandidate {
+	return scaleInCandidate{ordinal: r.ordinal, priority: r.priority(), ready: r.ready()}
+}
+
+// scaleIn is how a scale-in stands: which replicas may go, in order, and why others may not.
+type scaleIn struct {
+	// asked is how many replicas the set must lose to reach its target.
+	asked int
+	// removable are the replicas that may go, first to go first.
+	removable []*replica
+	// hostingShoots and protected name the replicas that may not go.
+	hostingShoots, protected []string
+}
+
+// blocked is how many of the asked removals cannot happen.
+func (s scaleIn) blocked() int { return max(0, s.asked-len(s.removable)) }
+
+// planScaleIn picks, among the active replicas, those a scale-in to target may remove: only
+// replicas whose seed hosts no shoots and that are not protected from deletion, ordered by
+// scaleInLess.
+func planScaleIn(active []*replica, target int) scaleIn {
+	s := scaleIn{asked: max(0, len(active)-target)}
+	if s.asked == 0 {
+		return s
+	}
+	for _, r := range active {
+		switch {
+		case r.protected():
+			s.protected = append(s.protected, r.name)
+		case r.shootsOnSeed > 0:
+			s.hostingShoots = append(s.hostingShoots, r.name)
+		default:
+			s.removable = append(s.removable, r)
+		}
+	}
+	slices.SortFunc(s.removable, func(a, b *replica) int {
+		ca, cb := candidateOf(a), candidateOf(b)
+		switch {
+		case scaleInLess(ca, cb):
+			return -1
+		case scaleInLess(cb, ca):
+			return 1
+		}
+		return 0
+	})
+	return s
+}
+
+// world is what a decision looks at: no client, no clock.
+type world struct {
+	// replicas of the set, by ascending ordinal.
+	replicas []*replica
+	// pending is status.pendingReplica.
+	pending *seedmanagementv1alpha1.PendingReplica
+	// target is the desired number of replicas (0 while the set is deleted).
+	target int
+	// partition: only replicas with ordinal >= partition are updated.
+	partition int32
+	// updateRevision is the revision of the current templates.
+	updateRevision string
+	// nextOrdinal is the ordinal a new replica gets.
+	nextOrdinal int32
+	maxRetries  int32
+}
+
+// decision is the one thing a reconcile does next.
+type decision struct {
+	// replica the step applies to; nil for stepNone. For stepCreateShoot of a new replica it
+	// has only name and ordinal.
+	replica *replica
+	step    step
+	// newReplica is set when the step adds a replica with a new ordinal.
+	newReplica bool
+	// givenUp names the replicas this decision passed over because their retries are used up.
+	givenUp []*replica
+	// waitingForUpdate names a replica at the update revision that is not Ready yet, holding
+	// back the rolling update.
+	waitingForUpdate string
+}
+
+// removing reports whether a replica is on its way out: its ManagedSeed or Shoot is being
+// deleted, or it is the pending replica and its pending reason belongs to a removal.
+func (w *world) removing(r *replica) bool {
+	if r.deleting() {
+		return true
+	}
+	return w.pending != nil && w.pending.Name == r.name && removingReason(w.pending.Reason)
+}
+
+// active returns the replicas that are not being removed.
+func (w *world) active() []*replica {
+	var out []*replica
+	for _, r := range w.replicas {
+		if !w.removing(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// decide picks the one step a reconcile takes, keeping at most one replica in flight:
+//  1. a removal in flight is finished first (the pending one, else the lowest ordinal);
+//  2. the pending replica being created or updated is followed until Ready, unless the set
+//     now scales in;
+//  3. the set scales out (a new ordinal) or in (the first removable replica by scaleInLess);
+//  4. replicas that need an action (a missing ManagedSeed or Shoot, a failed shoot with
+//     retries left) get it, lowest ordinal first;
+//  5. the rolling update takes the highest ordinal >= partition not at the update revision,
+//     once every replica already at the update revision is Ready.
+//
+// Replicas whose retries are used up are passed over (reported in givenUp).
+func decide(w world) decision {
+	var d decision
+	settle := func(r *replica, s step) bool {
+		switch s.kind {
+		case stepDone:
+			return true
+		case stepGiveUp:
+			d.givenUp = append(d.givenUp, r)
+			return true
+		}
+		return false
+	}
+
+	// 1. Removals in flight, the pending one first.
+	removals := []*replica{}
+	for _, r := range w.replicas {
+		if w.removing(r) {
+			if w.pending != nil && r.name == w.pending.Name {
+				removals = append([]*replica{r}, removals...)
+			} else {
+				removals = append(removals, r)
+			}
+		}
+	}
+	for _, r := range removals {
+		if s := replicaStep(r, true, w.maxRetries); !settle(r, s) {
+			d.replica, d.step = r, s
+			return d
+		}
+	}
+
+	active := w.active()
+	scalingIn := len(active) > w.target
+
+	// 2. The pending replica being created or updated.
+	if w.pending != nil && !scalingIn {
+		for _, r := range active {
+			if r.name == w.pending.Name {
+				if s := replicaStep(r, false, w.maxRetries); !settle(r, s) {
+					d.replica, d.step = r, s
+					return d
+				}
+			}
+		}
+	}
+
+	// 3. Scale.
+	switch {
+	case len(active) < w.target:
+		d.replica = &replica{name: "", ordinal: w.nextOrdinal}
+		d.newReplica = true
+		d.step = step{kind: stepCreateShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason}
+		return d
+	case scalingIn:
+		plan := planScaleIn(active, w.target)
+		if len(plan.removable) == 0 {
+			return d
+		}
+		r := plan.removable[0]
+		d.replica, d.step = r, replicaStep(r, true, w.maxRetries)
+		return d
+	}
+
+	// 4. Replicas that need an action.
+	for _, r := range active {
+		s := replicaStep(r, false, w.maxRetries)
+		if s.kind == stepGiveUp && !slices.Contains(d.givenUp, r) {
+			d.givenUp = append(d.givenUp, r)
+		}
+		if s.kind.acts() {
+			d.replica, d.step = r, s
+			return d
+		}
+	}
+
+	// 5. Rolling update, from the highest ordinal down.
+	for _, r := range active {
+		if r.revision() == w.updateRevision && !r.ready() {
+			d.waitingForUpdate = r.name
+		}
+	}
+	for i := len(active) - 1; i >= 0; i-- {
+		r := active[i]
+		if r.ordinal < w.partition || r.revision() == w.updateRevision {
+			continue
+		}
+		if d.waitingForUpdate != "" {
+			return d
+		}
+		d.replica, d.step = r, step{kind: stepUpdate, reason: seedmanagementv1alpha1.ShootReconcilingReason}
+		return d
+	}
+	d.waitingForUpdate = ""
+	return d
+}
