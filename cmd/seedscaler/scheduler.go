@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/scheduler/controller"
+)
+
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+
+func schedulerCommand() *cobra.Command {
+	opts := &app.Options{}
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "scheduler",
+		Short: "Bind unscheduled shoots to seeds (docs/scheduler.md)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load(configPath)
+			if err != nil {
+				return err
+			}
+			restConfig, err := opts.RESTConfig()
+			if err != nil {
+				return err
+			}
+			mgr, err := opts.NewManager("scheduler", restConfig, controller.CacheOptions(cfg))
+			if err != nil {
+				return err
+			}
+			ctx := ctrl.LoggerInto(cmd.Context(), mgr.GetLogger().WithName(controller.Name))
+			if err := (&controller.Reconciler{Config: cfg}).AddToManager(ctx, mgr, ctrlmetrics.Registry); err != nil {
+				return fmt.Errorf("adding the scheduler: %w", err)
+			}
+			return mgr.Start(ctx)
+		},
+	}
+	opts.AddFlags(cmd.Flags(), 8080, 8081)
+	cmd.Flags().StringVar(&configPath, "config", "", "Path of the scheduler configuration file (docs/scheduler.md); defaults when empty.")
+	return cmd
+}

@@ -1,0 +1,240 @@
+// Package config is the scheduler's versioned configuration file: its types, defaults,
+// validation and loading, so that a bad file stops the scheduler with the field and the fix.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// APIVersion and Kind identify the configuration file format.
+const (
+	APIVersion = "scheduler.seedscaler.io/v1alpha1"
+	Kind       = "SchedulerConfiguration"
+)
+
+// Strategy decides which seeds are candidates by region (Gardener's
+// candidateDeterminationStrategy).
+type Strategy string
+
+const (
+	// SameRegion keeps seeds of the shoot's provider in the shoot's region.
+	SameRegion Strategy = "SameRegion"
+	// MinimalDistance keeps the seeds closest to the shoot's region: distances from a
+	// region-config ConfigMap, else the Levenshtein fallback.
+	MinimalDistance Strategy = "MinimalDistance"
+)
+
+// ScorePluginName names a plugin of the weighted scoring stage.
+type ScorePluginName string
+
+const (
+	// MinimalDistancePlugin prefers seeds close to the shoot's region.
+	MinimalDistancePlugin ScorePluginName = "MinimalDistance"
+	// SeedResourcesLeastAllocatedPlugin prefers the emptiest seeds (spread).
+	SeedResourcesLeastAllocatedPlugin ScorePluginName = "SeedResourcesLeastAllocated"
+	// SeedResourcesMostAllocatedPlugin prefers the fullest seeds (pack), so that the
+	// autoscaler finds empty seeds to scale in.
+	SeedResourcesMostAllocatedPlugin ScorePluginName = "SeedResourcesMostAllocated"
+)
+
+// ScorePluginNames lists every score plugin, for validation messages.
+var scorePluginNames = []ScorePluginName{MinimalDistancePlugin, SeedResourcesLeastAllocatedPlugin, SeedResourcesMostAllocatedPlugin}
+
+// Defaults.
+const (
+	DefaultSchedulerName         = "default-scheduler"
+	DefaultRegionConfigNamespace = "garden"
+	DefaultWorkers               = 8
+	DefaultBackoffBaseSeconds    = 1
+	DefaultBackoffMaxSeconds     = 300
+	DefaultSeedCapacity          = 250
+	maxWeight                    = 100
+	maxWorkers                   = 256
+)
+
+// SchedulerConfiguration is the scheduler's configuration file.
+type SchedulerConfiguration struct {
+	// apiVersion is scheduler.seedscaler.io/v1alpha1.
+	APIVersion string `json:"apiVersion"`
+	// kind is SchedulerConfiguration.
+	Kind string `json:"kind"`
+	// schedulerName is the spec.schedulerName of the shoots this scheduler binds. Shoots
+	// without one belong to default-scheduler.
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// strategy is SameRegion (default) or MinimalDistance.
+	Strategy Strategy `json:"strategy,omitempty"`
+	// regionConfigNamespace holds the region-config ConfigMaps of MinimalDistance.
+	RegionConfigNamespace string `json:"regionConfigNamespace,omitempty"`
+	// scoring is the weighted scoring stage. Without plugins (default) the winner is
+	// Gardener's: the candidate with the fewest shoots, ties by name.
+	Scoring *Scoring `json:"scoring,omitempty"`
+	// workers is the number of shoots scheduled concurrently.
+	Workers int32 `json:"workers,omitempty"`
+	// backoff of retries of shoots that fit no seed.
+	Backoff *Backoff `json:"backoff,omitempty"`
+	// defaultSeedCapacity is the shoots a new replica of a ManagedSeedSet takes when
+	// neither the set's capacity annotation nor its gardenlet resources say.
+	DefaultSeedCapacity int32 `json:"defaultSeedCapacity,omitempty"`
+}
+
+// Scoring configures the weighted scoring stage.
+type Scoring struct {
+	// plugins and their weights; each plugin scores a seed 0..100.
+	Plugins []ScorePlugin `json:"plugins,omitempty"`
+}
+
+// ScorePlugin is a score plugin with its weight.
+type ScorePlugin struct {
+	// name of the plugin.
+	Name ScorePluginName `json:"name"`
+	// weight of the plugin's score in the sum, 1..100.
+	Weight int32 `json:"weight"`
+}
+
+// Backoff is an exponential backoff: baseSeconds doubled on every failure, up to maxSeconds.
+type Backoff struct {
+	// baseSeconds is the delay after the first failure.
+	BaseSeconds int32 `json:"baseSeconds,omitempty"`
+	// maxSeconds caps the delay.
+	MaxSeconds int32 `json:"maxSeconds,omitempty"`
+}
+
+// Default fills in what the file leaves out.
+func Default(c *SchedulerConfiguration) {
+	if c.APIVersion == "" {
+		c.APIVersion = APIVersion
+	}
+	if c.Kind == "" {
+		c.Kind = Kind
+	}
+	if c.SchedulerName == "" {
+		c.SchedulerName = DefaultSchedulerName
+	}
+	if c.Strategy == "" {
+		c.Strategy = SameRegion
+	}
+	if c.RegionConfigNamespace == "" {
+		c.RegionConfigNamespace = DefaultRegionConfigNamespace
+	}
+	if c.Scoring == nil {
+		c.Scoring = &Scoring{}
+	}
+	if c.Workers == 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.Backoff == nil {
+		c.Backoff = &Backoff{}
+	}
+	if c.Backoff.BaseSeconds == 0 {
+		c.Backoff.BaseSeconds = DefaultBackoffBaseSeconds
+	}
+	if c.Backoff.MaxSeconds == 0 {
+		c.Backoff.MaxSeconds = DefaultBackoffMaxSeconds
+	}
+	if c.DefaultSeedCapacity == 0 {
+		c.DefaultSeedCapacity = DefaultSeedCapacity
+	}
+}
+
+// Validate returns every problem of a defaulted configuration, each naming its field.
+func Validate(c *SchedulerConfiguration) error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.APIVersion != APIVersion {
+		add("apiVersion: %q is not supported, use %s", c.APIVersion, APIVersion)
+	}
+	if c.Kind != Kind {
+		add("kind: %q is not supported, use %s", c.Kind, Kind)
+	}
+	if strings.TrimSpace(c.SchedulerName) != c.SchedulerName || len(c.SchedulerName) > 253 {
+		add("schedulerName: %q must be a name of at most 253 characters without surrounding spaces", c.SchedulerName)
+	}
+	if c.Strategy != SameRegion && c.Strategy != MinimalDistance {
+		add("strategy: %q is not a strategy, use %s or %s", c.Strategy, SameRegion, MinimalDistance)
+	}
+	seen := map[ScorePluginName]bool{}
+	for i, p := range c.Scoring.Plugins {
+		if !known(p.Name) {
+			add("scoring.plugins[%d].name: %q is not a score plugin, use one of %v", i, p.Name, scorePluginNames)
+		}
+		if seen[p.Name] {
+			add("scoring.plugins[%d].name: %q is listed twice, list each plugin once", i, p.Name)
+		}
+		seen[p.Name] = true
+		if p.Weight < 1 || p.Weight > maxWeight {
+			add("scoring.plugins[%d].weight: %d is out of range, use 1 to %d", i, p.Weight, maxWeight)
+		}
+	}
+	if c.Workers < 1 || c.Workers > maxWorkers {
+		add("workers: %d is out of range, use 1 to %d", c.Workers, maxWorkers)
+	}
+	if c.Backoff.BaseSeconds < 1 {
+		add("backoff.baseSeconds: %d must be at least 1", c.Backoff.BaseSeconds)
+	}
+	if c.Backoff.MaxSeconds < c.Backoff.BaseSeconds {
+		add("backoff.maxSeconds: %d is below backoff.baseSeconds %d, make it at least the base", c.Backoff.MaxSeconds, c.Backoff.BaseSeconds)
+	}
+	if c.DefaultSeedCapacity < 0 {
+		add("defaultSeedCapacity: %d must not be negative", c.DefaultSeedCapacity)
+	}
+	return errors.Join(errs...)
+}
+
+func known(name ScorePluginName) bool {
+	for _, n := range scorePluginNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse decodes a configuration file strictly (unknown fields are errors), defaults and
+// validates it.
+func Parse(data []byte) (*SchedulerConfiguration, error) {
+	c := &SchedulerConfiguration{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.UnmarshalStrict(data, c); err != nil {
+			return nil, fmt.Errorf("decoding the scheduler configuration: %w", err)
+		}
+	}
+	Default(c)
+	if err := Validate(c); err != nil {
+		return nil, fmt.Errorf("invalid scheduler configuration: %w", err)
+	}
+	return c, nil
+}
+
+// Load reads, defaults and validates the configuration file at path; an empty path gives
+// the defaults.
+func Load(path string) (*SchedulerConfiguration, error) {
+	if path == "" {
+		return Parse(nil)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the scheduler configuration %s: %w", path, err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// BackoffBase is the delay after the first failure.
+func (c *SchedulerConfiguration) BackoffBase() time.Duration {
+	return time.Duration(c.Backoff.BaseSeconds) * time.Second
+}
+
+// BackoffMax caps the delay between retries.
+func (c *SchedulerConfiguration) BackoffMax() time.Duration {
+	return time.Duration(c.Backoff.MaxSeconds) * time.Second
+}

@@ -1,0 +1,86 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDefaults(t *testing.T) {
+	c, err := Parse(nil)
+	require.NoError(t, err)
+	assert.Equal(t, &SchedulerConfiguration{
+		APIVersion: APIVersion, Kind: Kind, SchedulerName: "default-scheduler", Strategy: SameRegion,
+		RegionConfigNamespace: "garden", Scoring: &Scoring{}, Workers: 8,
+		Backoff: &Backoff{BaseSeconds: 1, MaxSeconds: 300}, DefaultSeedCapacity: 250,
+	}, c)
+	assert.Equal(t, time.Second, c.BackoffBase())
+	assert.Equal(t, 5*time.Minute, c.BackoffMax())
+}
+
+func TestSampleLoads(t *testing.T) {
+	c, err := Load(filepath.Join("..", "..", "examples", "config", "scheduler.yaml"))
+	require.NoError(t, err)
+	d, err := Parse(nil)
+	require.NoError(t, err)
+	assert.Equal(t, d, c, "the sample spells out the defaults")
+}
+
+func TestParse(t *testing.T) {
+	c, err := Parse([]byte(`apiVersion: scheduler.seedscaler.io/v1alpha1
+kind: SchedulerConfiguration
+schedulerName: packing-scheduler
+strategy: MinimalDistance
+scoring:
+  plugins:
+  - {name: MinimalDistance, weight: 10}
+  - {name: SeedResourcesMostAllocated, weight: 1}
+workers: 16
+backoff: {baseSeconds: 2, maxSeconds: 60}
+defaultSeedCapacity: 100
+`))
+	require.NoError(t, err)
+	assert.Equal(t, "packing-scheduler", c.SchedulerName)
+	assert.Equal(t, MinimalDistance, c.Strategy)
+	assert.Equal(t, []ScorePlugin{{MinimalDistancePlugin, 10}, {SeedResourcesMostAllocatedPlugin, 1}}, c.Scoring.Plugins)
+	assert.Equal(t, int32(16), c.Workers)
+	assert.Equal(t, 2*time.Second, c.BackoffBase())
+	assert.Equal(t, int32(100), c.DefaultSeedCapacity)
+}
+
+func TestInvalid(t *testing.T) {
+	cases := []struct{ name, file, want string }{
+		{"unknown field", "strategi: SameRegion\n", `unknown field "strategi"`},
+		{"wrong version", "apiVersion: v2\n", `apiVersion: "v2" is not supported`},
+		{"wrong kind", "kind: Foo\n", `kind: "Foo" is not supported`},
+		{"strategy", "strategy: Nearest\n", `strategy: "Nearest" is not a strategy, use SameRegion or MinimalDistance`},
+		{"plugin name", "scoring: {plugins: [{name: Foo, weight: 1}]}\n", `scoring.plugins[0].name: "Foo" is not a score plugin`},
+		{"plugin twice", "scoring: {plugins: [{name: MinimalDistance, weight: 1}, {name: MinimalDistance, weight: 2}]}\n", `scoring.plugins[1].name: "MinimalDistance" is listed twice`},
+		{"weight", "scoring: {plugins: [{name: MinimalDistance, weight: 0}]}\n", `scoring.plugins[0].weight: 0 is out of range, use 1 to 100`},
+		{"workers", "workers: -1\n", `workers: -1 is out of range`},
+		{"backoff base", "backoff: {baseSeconds: -1}\n", `backoff.baseSeconds: -1 must be at least 1`},
+		{"backoff max", "backoff: {baseSeconds: 10, maxSeconds: 5}\n", `backoff.maxSeconds: 5 is below backoff.baseSeconds 10`},
+		{"capacity", "defaultSeedCapacity: -5\n", `defaultSeedCapacity: -5 must not be negative`},
+		{"scheduler name", "schedulerName: ' x'\n", `schedulerName: " x"`},
+		{"type", "workers: many\n", `decoding the scheduler configuration`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.file))
+			assert.ErrorContains(t, err, c.want)
+		})
+	}
+}
+
+func TestLoadNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("workers: 1000\n"), 0o600))
+	_, err := Load(path)
+	assert.ErrorContains(t, err, path+": invalid scheduler configuration: workers: 1000 is out of range, use 1 to 256")
+	_, err = Load(filepath.Join(t.TempDir(), "missing.yaml"))
+	assert.ErrorContains(t, err, "reading the scheduler configuration")
+}

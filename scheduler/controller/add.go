@@ -1,0 +1,121 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/scheduler/capacity"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/scheduler/plugins"
+	"github.com/seedscaler/seedscaler/scheduler/region"
+)
+
+// Name is the controller's name: its events' reporting controller and its logger name.
+const Name = "seedscaler-scheduler"
+
+// CacheOptions limits the manager's ConfigMap cache to region configs in their namespace:
+// the scheduler reads no other ConfigMaps and must not hold a landscape's worth of them.
+func CacheOptions(cfg *config.SchedulerConfiguration) func(*manager.Options) {
+	return func(o *manager.Options) {
+		if o.Cache.ByObject == nil {
+			o.Cache.ByObject = map[client.Object]cache.ByObject{}
+		}
+		o.Cache.ByObject[&corev1.ConfigMap{}] = cache.ByObject{
+			Label:      labels.SelectorFromSet(labels.Set{region.LabelPurpose: region.PurposeRegionConfig}),
+			Namespaces: map[string]cache.Config{cfg.RegionConfigNamespace: {}},
+		}
+	}
+}
+
+// AddToManager registers the scheduler with a manager, filling in the dependencies the
+// Reconciler leaves nil, and registers its metrics with reg.
+func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg prometheus.Registerer) error {
+	if r.Config == nil {
+		return fmt.Errorf("the scheduler needs a configuration")
+	}
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Profile == nil {
+		p, err := plugins.NewProfile(r.Config)
+		if err != nil {
+			return err
+		}
+		r.Profile = p
+	}
+	if r.Ledger == nil {
+		r.Ledger = capacity.NewLedger(usage.NewIndex())
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(Name)
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	r.failures = map[string]int{}
+	r.pending = newPendingFits()
+	m, err := newMetrics(reg, r.pending)
+	if err != nil {
+		return fmt.Errorf("registering the scheduler's metrics: %w", err)
+	}
+	r.metrics = m
+
+	informer, err := mgr.GetCache().GetInformer(ctx, &gardencorev1beta1.Shoot{})
+	if err != nil {
+		return fmt.Errorf("getting the shoot informer: %w", err)
+	}
+	registration, err := informer.AddEventHandler(r.Ledger.Handler())
+	if err != nil {
+		return fmt.Errorf("feeding the usage index from the shoot informer: %w", err)
+	}
+	r.Synced = registration.HasSynced
+
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("scheduler").
+		For(&gardencorev1beta1.Shoot{}, builder.WithPredicates(r.predicate())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: int(r.Config.Workers)}).
+		Complete(r)
+}
+
+// predicate lets through the shoots of this scheduler that may need a seed, and the
+// moment a shoot gets one or goes away (to forget its backoff and pending-fit).
+func (r *Reconciler) predicate() predicate.Funcs {
+	mine := func(obj client.Object) bool {
+		shoot, ok := obj.(*gardencorev1beta1.Shoot)
+		return ok && Responsible(shoot, r.Config.SchedulerName)
+	}
+	unbound := func(obj client.Object) bool {
+		shoot, ok := obj.(*gardencorev1beta1.Shoot)
+		return ok && shoot.Spec.SeedName == nil
+	}
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool { return mine(e.Object) && unbound(e.Object) },
+		// Not on status-only updates: the scheduler's own lastOperation patch must not
+		// undo the backoff.
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if !mine(e.ObjectNew) {
+				return false
+			}
+			gotSeed := unbound(e.ObjectOld) && !unbound(e.ObjectNew)
+			specChanged := unbound(e.ObjectNew) && e.ObjectNew.GetGeneration() != e.ObjectOld.GetGeneration()
+			return gotSeed || specChanged || e.ObjectNew.GetDeletionTimestamp() != nil
+		},
+		DeleteFunc:  func(e event.DeleteEvent) bool { return mine(e.Object) },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}

@@ -1,0 +1,205 @@
+package controller
+
+import (
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	corev1 "k8s.io/api/core/v1"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
+)
+
+// TemplateSeed is the Seed a new replica of a ManagedSeedSet would register: the spec and
+// labels of template.spec.seedTemplate or template.spec.gardenlet.config.seedConfig, ready,
+// empty, and with allocatable shoots from the set's capacity annotation (which wins, as
+// for scale from zero), else the gardenlet resources' capacity minus reserved, else
+// defaultCapacity. The second result is false when the template names no seed.
+func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) (*gardencorev1beta1.Seed, bool) {
+	spec := set.Spec.Template.Spec
+	var tmpl *gardencorev1beta1.SeedTemplate
+	var resources *seedmanagementv1alpha1.ResourcesConfiguration
+	switch {
+	case spec.SeedTemplate != nil:
+		tmpl = spec.SeedTemplate
+	case spec.Gardenlet != nil && spec.Gardenlet.Config != nil && spec.Gardenlet.Config.SeedConfig != nil:
+		tmpl = spec.Gardenlet.Config.SeedConfig
+		resources = spec.Gardenlet.Config.Resources
+	default:
+		return nil, false
+	}
+	seed := &gardencorev1beta1.Seed{
+		ObjectMeta: metav1.ObjectMeta{Name: set.Namespace + "/" + set.Name, Labels: tmpl.Labels, Annotations: tmpl.Annotations},
+		Spec:       *tmpl.Spec.DeepCopy(),
+		Status: gardencorev1beta1.SeedStatus{
+			LastOperation: &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStateSucceeded},
+			Conditions: []metav1.Condition{
+				{Type: gardencorev1beta1.SeedGardenletReady, Status: metav1.ConditionTrue},
+				{Type: gardencorev1beta1.SeedBackupBucketsReady, Status: metav1.ConditionTrue},
+			},
+		},
+	}
+	allocatable := templateAllocatable(set, resources, defaultCapacity)
+	seed.Status.Allocatable = corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)}
+	return seed, true
+}
+
+func templateAllocatable(set *seedmanagementv1alpha1.ManagedSeedSet, resources *seedmanagementv1alpha1.ResourcesConfiguration, defaultCapacity int64) int64 {
+	if v, ok := set.Annotations[seedmanagementv1alpha1.AnnotationCapacityPrefix+gardencorev1beta1.ResourceShoots]; ok {
+		if q, err := resource.ParseQuantity(v); err == nil {
+			return max(q.Value(), 0)
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return max(n, 0)
+		}
+	}
+	if resources != nil {
+		if c, ok := resources.Capacity[gardencorev1beta1.ResourceShoots]; ok {
+			allocatable := c.Value()
+			if r, ok := resources.Reserved[gardencorev1beta1.ResourceShoots]; ok {
+				allocatable -= r.Value()
+			}
+			return max(allocatable, 0)
+		}
+	}
+	return defaultCapacity
+}
+
+// PendingFit returns the ManagedSeedSets (sorted namespace/name keys) a new replica of
+// which would take the shoot: the seed of each set's template, empty, must pass every
+// filter, and then the strategy among those template seeds, so a shoot counts only for the
+// sets in its region (SameRegion) or nearest to it (MinimalDistance).
+func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, in *framework.Input, sets []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) ([]types.NamespacedName, error) {
+	empty := *in
+	empty.Usage = func(string) int { return 0 }
+	var keys []types.NamespacedName
+	var seeds []*gardencorev1beta1.Seed
+	for _, set := range sets {
+		seed, ok := TemplateSeed(set, defaultCapacity)
+		if !ok || profile.Feasible(&empty, seed) != nil {
+			continue
+		}
+		keys = append(keys, types.NamespacedName{Namespace: set.Namespace, Name: set.Name})
+		seeds = append(seeds, seed)
+	}
+	if len(seeds) > 0 && strategy != nil {
+		statuses, err := strategy.Select(&empty, seeds)
+		if err != nil {
+			return nil, err
+		}
+		kept := keys[:0]
+		for i, st := range statuses {
+			if st == nil {
+				kept = append(kept, keys[i])
+			}
+		}
+		keys = kept
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	return keys, nil
+}
+
+// pendingFits remembers, per unschedulable shoot, the sets it would fit, and serves
+// seedscaler_scheduler_pending_shoots from that memory (no API calls at scrape time).
+type pendingFits struct {
+	mu      sync.Mutex
+	byShoot map[string][]types.NamespacedName
+	sets    map[types.NamespacedName]struct{}
+	desc    *prometheus.Desc
+}
+
+func newPendingFits() *pendingFits {
+	return &pendingFits{
+		byShoot: map[string][]types.NamespacedName{},
+		sets:    map[types.NamespacedName]struct{}{},
+		desc: prometheus.NewDesc("seedscaler_scheduler_pending_shoots",
+			"Unschedulable shoots that would fit a new replica of the ManagedSeedSet.",
+			[]string{"namespace", "managedseedset"}, nil),
+	}
+}
+
+// set records the sets a pending shoot fits, and the sets that exist now (so that sets
+// with no pending shoot report 0 and deleted sets disappear).
+func (p *pendingFits) set(shootKey string, fits []types.NamespacedName, existing []types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.byShoot[shootKey] = fits
+	p.sets = make(map[types.NamespacedName]struct{}, len(existing))
+	for _, s := range existing {
+		p.sets[s] = struct{}{}
+	}
+}
+
+func (p *pendingFits) forget(shootKey string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.byShoot, shootKey)
+}
+
+func (p *pendingFits) counts() map[types.NamespacedName]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[types.NamespacedName]int, len(p.sets))
+	for s := range p.sets {
+		out[s] = 0
+	}
+	for _, fits := range p.byShoot {
+		for _, s := range fits {
+			if _, ok := p.sets[s]; ok {
+				out[s]++
+			}
+		}
+	}
+	return out
+}
+
+func (p *pendingFits) Describe(ch chan<- *prometheus.Desc) { ch <- p.desc }
+
+func (p *pendingFits) Collect(ch chan<- prometheus.Metric) {
+	for set, n := range p.counts() {
+		ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, float64(n), set.Namespace, set.Name)
+	}
+}
+
+// metrics of the scheduler, registered with the registerer given to the controller.
+type metrics struct {
+	attempts *prometheus.CounterVec
+	latency  prometheus.Histogram
+}
+
+// Results of scheduling attempts.
+const (
+	resultScheduled     = "scheduled"
+	resultUnschedulable = "unschedulable"
+	resultError         = "error"
+)
+
+func newMetrics(reg prometheus.Registerer, pending *pendingFits) (*metrics, error) {
+	m := &metrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seedscaler_scheduler_schedule_attempts_total",
+			Help: "Attempts to schedule a shoot, by result: scheduled, unschedulable or error.",
+		}, []string{"result"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "seedscaler_scheduler_scheduling_duration_seconds",
+			Help:    "Time from picking up a shoot to binding it or reporting that it fits no seed.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}),
+	}
+	for _, r := range []string{resultScheduled, resultUnschedulable, resultError} {
+		m.attempts.WithLabelValues(r)
+	}
+	for _, c := range []prometheus.Collector{m.attempts, m.latency, pending} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,322 @@
+// Package controller binds unscheduled shoots to seeds: it reads seeds, cloud profiles,
+// region configs and ManagedSeedSets from informer caches, decides with the scheduler
+// framework, reserves the place in the capacity ledger, and patches spec.seedName.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/scheduler/capacity"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/plugins"
+	"github.com/seedscaler/seedscaler/scheduler/region"
+)
+
+// EventReason is the reason of an event the scheduler emits on a shoot.
+type EventReason string
+
+const (
+	// EventSchedulingSuccessful: the shoot was bound to a seed.
+	EventSchedulingSuccessful EventReason = "SchedulingSuccessful"
+	// EventSchedulingFailed: no seed fits the shoot; the message says why per seed.
+	EventSchedulingFailed EventReason = "SchedulingFailed"
+)
+
+// maxEventNote is the longest note events.k8s.io accepts; lastOperation gets the full text.
+const maxEventNote = 1024
+
+// Reconciler schedules one shoot per call.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// Config is the scheduler's configuration.
+	Config *config.SchedulerConfiguration
+	// Profile decides; built from Config when nil.
+	Profile *framework.Profile
+	// Ledger holds usage and reservations; its Handler must be fed by the Shoot informer.
+	Ledger *capacity.Ledger
+	// Recorder emits events on shoots.
+	Recorder events.EventRecorder
+	// Clock stamps lastOperation.
+	Clock clock.PassiveClock
+	// Synced reports whether the ledger has seen every shoot of the initial list.
+	Synced func() bool
+
+	metrics *metrics
+	pending *pendingFits
+	regions regionConfigs
+
+	mu       sync.Mutex
+	failures map[string]int
+}
+
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots/status,verbs=patch
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds;cloudprofiles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
+
+// Reconcile binds the shoot to a seed, or reports why none fits and retries with backoff.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
+	key := req.String()
+	if r.Synced != nil && !r.Synced() {
+		// Deciding before every shoot is counted could overcommit a seed.
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+	}
+	shoot := &gardencorev1beta1.Shoot{}
+	if err := r.Client.Get(ctx, req.NamespacedName, shoot); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(key)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting shoot %s: %w", key, err)
+	}
+	if !Responsible(shoot, r.Config.SchedulerName) || shoot.Spec.SeedName != nil || shoot.DeletionTimestamp != nil {
+		r.forget(key)
+		return ctrl.Result{}, nil
+	}
+	if seed, ok := r.Ledger.Reserved(key); ok {
+		// Bound a moment ago; the informer has not shown it yet.
+		log.V(1).Info("Shoot is being bound", "seed", seed)
+		return ctrl.Result{}, nil
+	}
+
+	start := r.Clock.Now()
+	in, err := r.input(ctx, shoot)
+	if err != nil {
+		return r.fail(ctx, shoot, start, err.Error(), nil)
+	}
+	seeds, err := r.seeds(ctx)
+	if err != nil {
+		r.metrics.attempts.WithLabelValues(resultError).Inc()
+		return ctrl.Result{}, err
+	}
+
+	r.Ledger.Lock()
+	in.Usage = r.Ledger.Usage
+	res := r.Profile.Schedule(in, seeds)
+	if res.Seed != nil {
+		r.Ledger.Reserve(key, res.Seed.Name)
+	}
+	r.Ledger.Unlock()
+
+	if res.Seed == nil {
+		fits, err := r.pendingFit(ctx, key, in)
+		if err != nil {
+			log.Error(err, "Evaluating ManagedSeedSet templates failed")
+		}
+		return r.fail(ctx, shoot, start, res.Message(), fits)
+	}
+	if err := r.bind(ctx, shoot, res.Seed.Name); err != nil {
+		r.Ledger.Release(key)
+		r.metrics.attempts.WithLabelValues(resultError).Inc()
+		if apierrors.IsConflict(err) {
+			// The cache was behind; the newer shoot comes with its own event.
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("binding shoot %s to seed %s: %w", key, res.Seed.Name, err)
+	}
+	r.forget(key)
+	r.metrics.attempts.WithLabelValues(resultScheduled).Inc()
+	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
+	log.V(1).Info("Shoot scheduled", "seed", klog.KRef("", res.Seed.Name))
+	r.Recorder.Eventf(shoot, nil, corev1.EventTypeNormal, string(EventSchedulingSuccessful), "Schedule", "Scheduled to seed %s", res.Seed.Name)
+	return ctrl.Result{}, nil
+}
+
+// Responsible says whether a shoot is this scheduler's: its schedulerName, or
+// default-scheduler when it names none.
+func Responsible(shoot *gardencorev1beta1.Shoot, schedulerName string) bool {
+	name := gardencorev1beta1.DefaultSchedulerName
+	if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
+		name = *shoot.Spec.SchedulerName
+	}
+	return name == schedulerName
+}
+
+// Backoff is the delay before retry number failures (1-based): base doubled per failure,
+// capped at maxDelay.
+func Backoff(failures int, base, maxDelay time.Duration) time.Duration {
+	d := base
+	for i := 1; i < failures && d < maxDelay; i++ {
+		d *= 2
+	}
+	return min(d, maxDelay)
+}
+
+// bind sets spec.seedName with a merge patch guarded by the resourceVersion the decision
+// was made on.
+func (r *Reconciler) bind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
+	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"seedName":%q}}`, shoot.ResourceVersion, seed)
+	return r.Client.Patch(ctx, shoot, client.RawPatch(types.MergePatchType, []byte(patch)))
+}
+
+func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, start time.Time, reason string, fits []types.NamespacedName) (ctrl.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
+	key := usage.Key(shoot)
+	description := "Failed to schedule shoot: " + reason
+	if len(fits) > 0 {
+		description += "\nWould fit a new replica of ManagedSeedSet(s): " + joinKeys(fits)
+	} else {
+		description += "\nWould fit no ManagedSeedSet's template."
+	}
+	r.metrics.attempts.WithLabelValues(resultUnschedulable).Inc()
+	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
+	r.Recorder.Eventf(shoot, nil, corev1.EventTypeWarning, string(EventSchedulingFailed), "Schedule", "%s", truncate(description, maxEventNote))
+
+	before := shoot.DeepCopy()
+	shoot.Status.LastOperation = &gardencorev1beta1.LastOperation{
+		Type:           gardencorev1beta1.LastOperationTypeCreate,
+		State:          gardencorev1beta1.LastOperationStatePending,
+		Description:    truncate(description, 32768),
+		LastUpdateTime: metav1.NewTime(r.Clock.Now()),
+	}
+	if err := r.Client.Status().Patch(ctx, shoot, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+		log.Error(err, "Reporting the scheduling failure in status.lastOperation failed")
+	}
+
+	r.mu.Lock()
+	r.failures[key]++
+	n := r.failures[key]
+	r.mu.Unlock()
+	return ctrl.Result{RequeueAfter: Backoff(n, r.Config.BackoffBase(), r.Config.BackoffMax())}, nil
+}
+
+func (r *Reconciler) forget(key string) {
+	r.mu.Lock()
+	delete(r.failures, key)
+	r.mu.Unlock()
+	r.pending.forget(key)
+}
+
+// input gathers the cloud profile and region config of a shoot from the cache.
+func (r *Reconciler) input(ctx context.Context, shoot *gardencorev1beta1.Shoot) (*framework.Input, error) {
+	in := &framework.Input{Shoot: shoot}
+	if shoot.Spec.CloudProfileName == nil || *shoot.Spec.CloudProfileName == "" {
+		return in, nil
+	}
+	name := *shoot.Spec.CloudProfileName
+	cp := &gardencorev1beta1.CloudProfile{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, cp); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("CloudProfile %s of the shoot does not exist", name)
+		}
+		return nil, fmt.Errorf("getting CloudProfile %s: %w", name, err)
+	}
+	in.CloudProfile = cp
+	if r.Config.Strategy == config.MinimalDistance {
+		rc, err := r.regions.get(ctx, r.Client, r.Config.RegionConfigNamespace, name)
+		if err != nil {
+			return nil, err
+		}
+		in.RegionConfig = rc
+	}
+	return in, nil
+}
+
+// seeds lists the seeds from the cache without copying them: decisions only read.
+func (r *Reconciler) seeds(ctx context.Context) ([]*gardencorev1beta1.Seed, error) {
+	list := &gardencorev1beta1.SeedList{}
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing seeds from the cache: %w", err)
+	}
+	seeds := make([]*gardencorev1beta1.Seed, len(list.Items))
+	for i := range list.Items {
+		seeds[i] = &list.Items[i]
+	}
+	return seeds, nil
+}
+
+func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.Input) ([]types.NamespacedName, error) {
+	list := &seedmanagementv1alpha1.ManagedSeedSetList{}
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing ManagedSeedSets from the cache: %w", err)
+	}
+	sets := make([]*seedmanagementv1alpha1.ManagedSeedSet, len(list.Items))
+	existing := make([]types.NamespacedName, len(list.Items))
+	for i := range list.Items {
+		sets[i] = &list.Items[i]
+		existing[i] = types.NamespacedName{Namespace: sets[i].Namespace, Name: sets[i].Name}
+	}
+	fits, err := PendingFit(r.Profile, plugins.Strategy{Kind: r.Config.Strategy}, in, sets, int64(r.Config.DefaultSeedCapacity))
+	if err != nil {
+		return nil, err
+	}
+	r.pending.set(key, fits, existing)
+	return fits, nil
+}
+
+// regionConfigs parses each region-config ConfigMap once per resourceVersion.
+type regionConfigs struct {
+	mu     sync.Mutex
+	parsed map[types.UID]parsedRegionConfig
+}
+
+type parsedRegionConfig struct {
+	resourceVersion string
+	config          *region.Config
+}
+
+func (rc *regionConfigs) get(ctx context.Context, c client.Reader, namespace, cloudProfile string) (*region.Config, error) {
+	list := &corev1.ConfigMapList{}
+	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{region.LabelPurpose: region.PurposeRegionConfig}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing region configs in namespace %s: %w", namespace, err)
+	}
+	cms := make([]*corev1.ConfigMap, len(list.Items))
+	for i := range list.Items {
+		cms[i] = &list.Items[i]
+	}
+	cm := region.Select(cms, cloudProfile)
+	if cm == nil {
+		return nil, nil
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.parsed == nil {
+		rc.parsed = map[types.UID]parsedRegionConfig{}
+	}
+	if p, ok := rc.parsed[cm.UID]; ok && p.resourceVersion == cm.ResourceVersion {
+		return p.config, nil
+	}
+	parsed := region.Parse(cm)
+	rc.parsed[cm.UID] = parsedRegionConfig{resourceVersion: cm.ResourceVersion, config: parsed}
+	return parsed, nil
+}
+
+func joinKeys(keys []types.NamespacedName) string {
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += k.String()
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

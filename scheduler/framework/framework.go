@@ -1,0 +1,247 @@
+// Package framework is the shape of a scheduling decision, after kube-scheduler's
+// framework: filter plugins that say why they reject a seed, a strategy that narrows the
+// survivors to candidates, weighted score plugins, and a deterministic winner. It holds no
+// client and no clock: a decision is a plain function of its inputs.
+package framework
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/scheduler/region"
+)
+
+// Reason is the class of a rejection; the failure message groups seeds by it.
+type Reason string
+
+// Status is a plugin's verdict on a seed: nil means the seed passes.
+type Status struct {
+	// Reason is the class of the rejection.
+	Reason Reason
+	// Message says why, as a sentence fragment about the seed.
+	Message string
+}
+
+// Reject returns a status that rejects a seed.
+func Reject(reason Reason, format string, args ...any) *Status {
+	return &Status{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Input is everything a decision reads besides the seeds.
+type Input struct {
+	// Shoot is the shoot to place.
+	Shoot *gardencorev1beta1.Shoot
+	// CloudProfile is the shoot's cloud profile; nil when the shoot names none.
+	CloudProfile *gardencorev1beta1.CloudProfile
+	// RegionConfig is the region config of the shoot's cloud profile; nil when there is none.
+	RegionConfig *region.Config
+	// Usage returns the shoots a seed hosts, including binds not yet seen by the informer.
+	Usage func(seed string) int
+}
+
+// FilterPlugin rejects seeds a shoot must not be placed on.
+type FilterPlugin interface {
+	Name() string
+	Filter(in *Input, seed *gardencorev1beta1.Seed) *Status
+}
+
+// StrategyPlugin narrows the seeds that passed every filter to the candidates, by region.
+type StrategyPlugin interface {
+	Name() string
+	// Select returns one status per seed: nil for a candidate.
+	Select(in *Input, seeds []*gardencorev1beta1.Seed) ([]*Status, error)
+}
+
+// ScorePlugin scores candidates from 0 (worst) to MaxScore (best).
+type ScorePlugin interface {
+	Name() string
+	// Score returns one score per seed.
+	Score(in *Input, seeds []*gardencorev1beta1.Seed) []int64
+}
+
+// MaxScore is the highest score a score plugin gives.
+const MaxScore = 100
+
+// WeightedScorer is a score plugin with its weight.
+type WeightedScorer struct {
+	Plugin ScorePlugin
+	Weight int64
+}
+
+// Profile is one way of deciding: filters in order, an optional strategy, and scorers.
+// Without scorers the winner is the candidate with the fewest shoots (Gardener).
+type Profile struct {
+	Filters  []FilterPlugin
+	Strategy StrategyPlugin
+	Scorers  []WeightedScorer
+}
+
+// Rejection is why one seed is not the winner.
+type Rejection struct {
+	// Seed is the seed's name.
+	Seed string
+	// Plugin is the plugin that rejected it.
+	Plugin string
+	// Stage orders rejections for messages: the position of the plugin in the profile.
+	Stage int
+	Status
+}
+
+// Result is the outcome of a decision.
+type Result struct {
+	// Seed is the winner; nil when no seed fits.
+	Seed *gardencorev1beta1.Seed
+	// Seeds is the number of seeds considered.
+	Seeds int
+	// Rejections says why each other seed was not chosen (filters and strategy).
+	Rejections []Rejection
+	// Err is a failure of the decision itself, such as an unreadable region config.
+	Err error
+}
+
+// Schedule places a shoot: every filter on every seed (the first rejection per seed
+// counts), the strategy on the survivors, then the scorers; the highest total wins, ties go
+// to the seed with the fewest shoots and then to the first name. Cost is linear in the
+// number of seeds; usage lookups are O(1).
+func (p *Profile) Schedule(in *Input, seeds []*gardencorev1beta1.Seed) Result {
+	res := Result{Seeds: len(seeds)}
+	feasible := make([]*gardencorev1beta1.Seed, 0, len(seeds))
+	for _, seed := range seeds {
+		if rej, ok := p.filter(in, seed); !ok {
+			res.Rejections = append(res.Rejections, rej)
+			continue
+		}
+		feasible = append(feasible, seed)
+	}
+	candidates := feasible
+	if p.Strategy != nil && len(feasible) > 0 {
+		statuses, err := p.Strategy.Select(in, feasible)
+		if err != nil {
+			res.Err = err
+			return res
+		}
+		candidates = candidates[:0:0]
+		for i, st := range statuses {
+			if st != nil {
+				res.Rejections = append(res.Rejections, Rejection{Seed: feasible[i].Name, Plugin: p.Strategy.Name(), Stage: len(p.Filters), Status: *st})
+				continue
+			}
+			candidates = append(candidates, feasible[i])
+		}
+	}
+	if len(candidates) == 0 {
+		return res
+	}
+	res.Seed = p.winner(in, candidates)
+	return res
+}
+
+// Feasible runs only the filters on one seed: nil when the seed passes them all.
+func (p *Profile) Feasible(in *Input, seed *gardencorev1beta1.Seed) *Rejection {
+	if rej, ok := p.filter(in, seed); !ok {
+		return &rej
+	}
+	return nil
+}
+
+func (p *Profile) filter(in *Input, seed *gardencorev1beta1.Seed) (Rejection, bool) {
+	for i, f := range p.Filters {
+		if st := f.Filter(in, seed); st != nil {
+			return Rejection{Seed: seed.Name, Plugin: f.Name(), Stage: i, Status: *st}, false
+		}
+	}
+	return Rejection{}, true
+}
+
+func (p *Profile) winner(in *Input, candidates []*gardencorev1beta1.Seed) *gardencorev1beta1.Seed {
+	totals := make([]int64, len(candidates))
+	for _, s := range p.Scorers {
+		for i, score := range s.Plugin.Score(in, candidates) {
+			totals[i] += s.Weight * score
+		}
+	}
+	best := 0
+	bestUsage := in.Usage(candidates[0].Name)
+	for i := 1; i < len(candidates); i++ {
+		u := in.Usage(candidates[i].Name)
+		switch {
+		case totals[i] > totals[best]:
+		case totals[i] < totals[best]:
+			continue
+		case u < bestUsage:
+		case u > bestUsage:
+			continue
+		case candidates[i].Name < candidates[best].Name:
+		default:
+			continue
+		}
+		best, bestUsage = i, u
+	}
+	return candidates[best]
+}
+
+// maxSeedsPerLine bounds the seeds named per message so that a failure over a thousand
+// seeds still fits an event and lastOperation.
+const maxSeedsPerLine = 10
+
+// Message explains a failed decision: one line per reason class, in the order of the
+// stages that rejected, each naming the seeds it hit (sorted) grouped by message.
+func (r Result) Message() string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	if r.Seeds == 0 {
+		return "0 seeds exist"
+	}
+	type group struct {
+		stage   int
+		reason  Reason
+		byMsg   map[string][]string
+		total   int
+		message []string
+	}
+	groups := map[Reason]*group{}
+	for _, rej := range r.Rejections {
+		g := groups[rej.Reason]
+		if g == nil {
+			g = &group{stage: rej.Stage, reason: rej.Reason, byMsg: map[string][]string{}}
+			groups[rej.Reason] = g
+		}
+		if _, ok := g.byMsg[rej.Message]; !ok {
+			g.message = append(g.message, rej.Message)
+		}
+		g.byMsg[rej.Message] = append(g.byMsg[rej.Message], rej.Seed)
+		g.total++
+	}
+	ordered := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		ordered = append(ordered, g)
+	}
+	sort.Slice(ordered, func(i, j int) bool {
+		if ordered[i].stage != ordered[j].stage {
+			return ordered[i].stage < ordered[j].stage
+		}
+		return ordered[i].reason < ordered[j].reason
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "0/%d seeds are available:", r.Seeds)
+	for _, g := range ordered {
+		sort.Strings(g.message)
+		parts := make([]string, 0, len(g.message))
+		for _, msg := range g.message {
+			names := g.byMsg[msg]
+			sort.Strings(names)
+			listed := names
+			more := ""
+			if len(listed) > maxSeedsPerLine {
+				listed = listed[:maxSeedsPerLine]
+				more = fmt.Sprintf(" and %d more", len(names)-maxSeedsPerLine)
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s%s)", msg, strings.Join(listed, ", "), more))
+		}
+		fmt.Fprintf(&b, "\n%s: %d seed(s): %s", g.reason, g.total, strings.Join(parts, "; "))
+	}
+	return b.String()
+}

@@ -1,0 +1,280 @@
+// Package plugins holds the scheduler's filter, strategy and score plugins, and builds the
+// profile a configuration asks for. Every plugin is a pure function of the shoot, the seed
+// and the usage it is given.
+package plugins
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
+)
+
+// Reason classes of rejections, in the order of the stages that give them.
+const (
+	ReasonNotUsable                 framework.Reason = "SeedNotUsable"
+	ReasonCloudProfileSelector      framework.Reason = "CloudProfileSeedSelectorMismatch"
+	ReasonShootSelector             framework.Reason = "ShootSeedSelectorMismatch"
+	ReasonProviderMismatch          framework.Reason = "ProviderMismatch"
+	ReasonNetworksOverlap           framework.Reason = "NetworksOverlap"
+	ReasonTaintsNotTolerated        framework.Reason = "TaintsNotTolerated"
+	ReasonCapacityExhausted         framework.Reason = "CapacityExhausted"
+	ReasonTooFewZones               framework.Reason = "TooFewZones"
+	ReasonRegionMismatch            framework.Reason = "RegionMismatch"
+	ReasonNotMinimalDistance        framework.Reason = "NotMinimalDistance"
+	ReasonTestingProviderMismatch   framework.Reason = "TestingProviderMismatch"
+	ReasonInvalidSeedSelector       framework.Reason = "InvalidSeedSelector"
+	minZonesForZoneFailureTolerance                  = 3
+)
+
+// Usable keeps seeds that can take shoots at all: not being deleted, visible to the
+// scheduler, with a lastOperation, GardenletReady True, and BackupBucketsReady True when the
+// seed has a backup.
+type Usable struct{}
+
+func (Usable) Name() string { return "Usable" }
+
+func (Usable) Filter(_ *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	switch {
+	case seed.DeletionTimestamp != nil:
+		return framework.Reject(ReasonNotUsable, "being deleted")
+	case !visible(seed):
+		return framework.Reject(ReasonNotUsable, "not visible (spec.settings.scheduling.visible is false)")
+	case seed.Status.LastOperation == nil:
+		return framework.Reject(ReasonNotUsable, "no status.lastOperation yet")
+	case !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady):
+		return framework.Reject(ReasonNotUsable, "condition GardenletReady is not True")
+	case seed.Spec.Backup != nil && !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedBackupBucketsReady):
+		return framework.Reject(ReasonNotUsable, "condition BackupBucketsReady is not True")
+	}
+	return nil
+}
+
+// visible reads spec.settings.scheduling.visible; the API defaults it to true, so an
+// object that never went through defaulting counts as visible.
+func visible(seed *gardencorev1beta1.Seed) bool {
+	s := seed.Spec.Settings
+	if s == nil || s.Scheduling == nil {
+		return true
+	}
+	return s.Scheduling.Visible
+}
+
+// CloudProfileSeedSelector keeps seeds whose labels match the CloudProfile's seedSelector.
+type CloudProfileSeedSelector struct{}
+
+func (CloudProfileSeedSelector) Name() string { return "CloudProfileSeedSelector" }
+
+func (CloudProfileSeedSelector) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	if in.CloudProfile == nil || in.CloudProfile.Spec.SeedSelector == nil {
+		return nil
+	}
+	return matchSelector(&in.CloudProfile.Spec.SeedSelector.LabelSelector, seed, ReasonCloudProfileSelector, "CloudProfile "+in.CloudProfile.Name)
+}
+
+// ShootSeedSelector keeps seeds whose labels match the Shoot's seedSelector.
+type ShootSeedSelector struct{}
+
+func (ShootSeedSelector) Name() string { return "ShootSeedSelector" }
+
+func (ShootSeedSelector) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	if in.Shoot.Spec.SeedSelector == nil {
+		return nil
+	}
+	return matchSelector(&in.Shoot.Spec.SeedSelector.LabelSelector, seed, ReasonShootSelector, "the shoot")
+}
+
+func matchSelector(ls *metav1.LabelSelector, seed *gardencorev1beta1.Seed, reason framework.Reason, owner string) *framework.Status {
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil {
+		return framework.Reject(ReasonInvalidSeedSelector, "the seed selector of %s is invalid: %v", owner, err)
+	}
+	if !sel.Matches(labels.Set(seed.Labels)) {
+		return framework.Reject(reason, "labels do not match the seed selector of %s (%s)", owner, sel.String())
+	}
+	return nil
+}
+
+// Provider keeps seeds of an allowed provider type. Every seed selector (CloudProfile's
+// and Shoot's) that lists providerTypes must allow the seed's type ("*" allows any); when
+// none lists any, the seed must have the shoot's provider type.
+type Provider struct{}
+
+func (Provider) Name() string { return "Provider" }
+
+func (Provider) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	var lists [][]string
+	if in.CloudProfile != nil && in.CloudProfile.Spec.SeedSelector != nil && len(in.CloudProfile.Spec.SeedSelector.ProviderTypes) > 0 {
+		lists = append(lists, in.CloudProfile.Spec.SeedSelector.ProviderTypes)
+	}
+	if in.Shoot.Spec.SeedSelector != nil && len(in.Shoot.Spec.SeedSelector.ProviderTypes) > 0 {
+		lists = append(lists, in.Shoot.Spec.SeedSelector.ProviderTypes)
+	}
+	seedType := seed.Spec.Provider.Type
+	if len(lists) == 0 {
+		if seedType != in.Shoot.Spec.Provider.Type {
+			return framework.Reject(ReasonProviderMismatch, "provider %q is not the shoot's %q", seedType, in.Shoot.Spec.Provider.Type)
+		}
+		return nil
+	}
+	for _, allowed := range lists {
+		if !allows(allowed, seedType) {
+			return framework.Reject(ReasonProviderMismatch, "provider %q is not among the allowed provider types [%s]", seedType, strings.Join(allowed, ","))
+		}
+	}
+	return nil
+}
+
+func allows(allowed []string, typ string) bool {
+	for _, a := range allowed {
+		if a == "*" || a == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// Networks keeps seeds whose networks are disjoint from the shoot's: the VPN between seed
+// and shoot routes both. A shoot without pod or service network gets the seed's shoot
+// defaults, so those are what must be disjoint.
+type Networks struct{}
+
+func (Networks) Name() string { return "Networks" }
+
+func (Networks) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	shoot := shootNetworks(in.Shoot, seed)
+	seedNets := []namedCIDR{
+		{"nodes", deref(seed.Spec.Networks.Nodes)},
+		{"pods", seed.Spec.Networks.Pods},
+		{"services", seed.Spec.Networks.Services},
+	}
+	var overlaps []string
+	for _, sh := range shoot {
+		a, err := netip.ParsePrefix(sh.cidr)
+		if sh.cidr == "" || err != nil {
+			continue
+		}
+		for _, se := range seedNets {
+			b, err := netip.ParsePrefix(se.cidr)
+			if se.cidr == "" || err != nil {
+				continue
+			}
+			if a.Overlaps(b) {
+				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", sh.name, sh.cidr, se.name, se.cidr))
+			}
+		}
+	}
+	if len(overlaps) > 0 {
+		return framework.Reject(ReasonNetworksOverlap, "%s", strings.Join(overlaps, ", "))
+	}
+	return nil
+}
+
+type namedCIDR struct{ name, cidr string }
+
+func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *gardencorev1beta1.Seed) []namedCIDR {
+	var nodes, pods, services string
+	if n := shoot.Spec.Networking; n != nil {
+		nodes, pods, services = deref(n.Nodes), deref(n.Pods), deref(n.Services)
+	}
+	if d := seed.Spec.Networks.ShootDefaults; d != nil {
+		if pods == "" {
+			pods = deref(d.Pods)
+		}
+		if services == "" {
+			services = deref(d.Services)
+		}
+	}
+	return []namedCIDR{{"nodes", nodes}, {"pods", pods}, {"services", services}}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Taints keeps seeds whose every taint the shoot tolerates: a toleration of the taint's key
+// without value tolerates any value, one with a value only that value.
+type Taints struct{}
+
+func (Taints) Name() string { return "Taints" }
+
+func (Taints) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	for _, taint := range seed.Spec.Taints {
+		if !tolerated(taint, in.Shoot.Spec.Tolerations) {
+			if taint.Value != nil {
+				return framework.Reject(ReasonTaintsNotTolerated, "taint %s=%s is not tolerated", taint.Key, *taint.Value)
+			}
+			return framework.Reject(ReasonTaintsNotTolerated, "taint %s is not tolerated", taint.Key)
+		}
+	}
+	return nil
+}
+
+func tolerated(taint gardencorev1beta1.SeedTaint, tolerations []gardencorev1beta1.Toleration) bool {
+	for _, t := range tolerations {
+		if t.Key != taint.Key {
+			continue
+		}
+		if t.Value == nil || (taint.Value != nil && *t.Value == *taint.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// Capacity keeps seeds with room for one more shoot: usage < allocatable shoots. A seed
+// without allocatable shoots has no limit.
+type Capacity struct{}
+
+func (Capacity) Name() string { return "Capacity" }
+
+func (Capacity) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	allocatable, ok := AllocatableShoots(seed)
+	if !ok {
+		return nil
+	}
+	if used := int64(in.Usage(seed.Name)); used >= allocatable {
+		return framework.Reject(ReasonCapacityExhausted, "no capacity left for shoots (allocatable %d)", allocatable)
+	}
+	return nil
+}
+
+// AllocatableShoots returns status.allocatable[shoots] and whether the seed has it.
+func AllocatableShoots(seed *gardencorev1beta1.Seed) (int64, bool) {
+	q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]
+	if !ok {
+		return 0, false
+	}
+	return q.Value(), true
+}
+
+// Zones keeps seeds with at least three zones for shoots whose control plane must
+// tolerate a zone failure.
+type Zones struct{}
+
+func (Zones) Name() string { return "Zones" }
+
+func (Zones) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+	cp := in.Shoot.Spec.ControlPlane
+	if cp == nil || cp.HighAvailability == nil || cp.HighAvailability.FailureTolerance.Type != gardencorev1beta1.FailureToleranceTypeZone {
+		return nil
+	}
+	if n := len(seed.Spec.Provider.Zones); n < minZonesForZoneFailureTolerance {
+		return framework.Reject(ReasonTooFewZones, "%d zone(s), a control plane tolerating a zone failure needs at least %d", n, minZonesForZoneFailureTolerance)
+	}
+	return nil
+}
+
+// Filters returns the filters in the order of Gardener's scheduler document.
+func Filters() []framework.FilterPlugin {
+	return []framework.FilterPlugin{Usable{}, CloudProfileSeedSelector{}, ShootSeedSelector{}, Provider{}, Networks{}, Taints{}, Capacity{}, Zones{}}
+}

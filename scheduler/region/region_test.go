@@ -1,0 +1,205 @@
+package region
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// loadRegionConfig reads one of the real region configs in examples/region-config.
+func loadRegionConfig(t testing.TB, provider string) *corev1.ConfigMap {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "region-config", provider+"-region-config.yaml"))
+	require.NoError(t, err)
+	_, doc, found := strings.Cut(string(data), "---\n")
+	require.True(t, found, "the example starts with a source comment and ---")
+	cm := &corev1.ConfigMap{}
+	require.NoError(t, yaml.UnmarshalStrict([]byte(doc), cm))
+	return cm
+}
+
+func TestLevenshtein(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"", "abc", 3},
+		{"kitten", "sitting", 3},
+		{"europe-:1", "europe-:1", 0},
+		{"europe-:1", "europe-:2", 1},
+		{"us-:1", "europe-:1", 5},
+		{"äöü", "aöü", 1}, // runes, not bytes
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Levenshtein(c.a, c.b), "%q vs %q", c.a, c.b)
+		assert.Equal(t, c.want, Levenshtein(c.b, c.a), "%q vs %q", c.b, c.a)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	cases := []struct{ region, base, orientation string }{
+		{"europe-west1", "europe-:1", "west"},
+		{"eu-central-1", "eu-:-1", "central"},
+		{"us-east-2", "us-:-2", "east"},
+		{"northeurope", ":europe", "north"},
+		{"southeastasia", ":eastasia", "south"}, // north, south, east, west, central: first found wins
+		{"westcentralus", ":centralus", "west"},
+		{"asia-northeast1", "asia-:east1", "north"},
+		{"japaneast", "japan:", "east"},
+		{"brazil", "brazil", ""},
+		{"", "", ""},
+	}
+	for _, c := range cases {
+		base, orientation := Split(c.region)
+		assert.Equal(t, c.base, base, c.region)
+		assert.Equal(t, c.orientation, orientation, c.region)
+	}
+}
+
+func TestDistance(t *testing.T) {
+	cases := []struct {
+		name                                             string
+		seedRegion, seedProvider, shootRegion, shootProv string
+		want                                             int
+	}{
+		{"same region, same provider", "europe-west1", "gcp", "europe-west1", "gcp", 0},
+		{"same region, other provider: +2", "europe-west1", "aws", "europe-west1", "gcp", 2},
+		{"same base, other orientation: +2", "europe-east1", "gcp", "europe-west1", "gcp", 2},
+		{"same base, orientation only on the seed: +1", "europe-west", "gcp", "europe", "gcp", 2*Levenshtein("europe-:", "europe") + 1},
+		{"same base, orientation only on the shoot: +1", "europe", "gcp", "europe-west", "gcp", 2*Levenshtein("europe", "europe-:") + 1},
+		{"other base, same orientation: twice the Levenshtein distance", "europe-west2", "gcp", "europe-west1", "gcp", 2},
+		{"other base, other orientation, other provider", "us-east1", "aws", "europe-west1", "gcp", 2*Levenshtein("us-:1", "europe-:1") + 2 + 2},
+		{"no orientations", "brazil", "azure", "brazil", "azure", 0},
+		{"azure: same base north/west", "westeurope", "azure", "northeurope", "azure", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, Distance(c.seedRegion, c.seedProvider, c.shootRegion, c.shootProv))
+		})
+	}
+}
+
+func TestParseRealConfigs(t *testing.T) {
+	for _, provider := range []string{"aws", "azure", "gcp"} {
+		t.Run(provider, func(t *testing.T) {
+			cm := loadRegionConfig(t, provider)
+			c := Parse(cm)
+			require.Empty(t, c.invalid)
+			assert.Len(t, c.distances, len(cm.Data))
+			for shootRegion := range cm.Data {
+				d, err := c.Distances(shootRegion)
+				require.NoError(t, err)
+				assert.Equal(t, 0, d[shootRegion], "a region is at distance 0 from itself")
+			}
+		})
+	}
+	azure := Parse(loadRegionConfig(t, "azure"))
+	d, err := azure.Distances("francecentral")
+	require.NoError(t, err)
+	assert.Equal(t, 13, d["uksouth"])
+	assert.Equal(t, 17, d["francesouth"])
+}
+
+func TestParseKeepsBadEntriesPerRegion(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "rc"}, Data: map[string]string{
+		"good":     "other: 5\ngood: 1\n",
+		"notamap":  "- a\n- b\n",
+		"negative": "other: -1\n",
+		"text":     "other: far\n",
+	}}
+	c := Parse(cm)
+	d, err := c.Distances("good")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"other": 5, "good": 1}, d, "an explicit self distance is kept")
+	for _, bad := range []string{"notamap", "negative", "text"} {
+		_, err := c.Distances(bad)
+		assert.ErrorContains(t, err, `region config garden/rc, region "`+bad+`"`)
+	}
+	d, err = c.Distances("unknown")
+	assert.NoError(t, err)
+	assert.Nil(t, d)
+	var none *Config
+	d, err = none.Distances("x")
+	assert.NoError(t, err)
+	assert.Nil(t, d)
+}
+
+func TestSelectFirstWins(t *testing.T) {
+	mk := func(ns, name, profiles string, purpose string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: name,
+			Labels:      map[string]string{LabelPurpose: purpose},
+			Annotations: map[string]string{AnnotationCloudProfiles: profiles},
+		}}
+	}
+	cms := []*corev1.ConfigMap{
+		mk("garden", "z-aws", "aws,aws-eu", PurposeRegionConfig),
+		mk("garden", "b-aws", "gcp, aws", PurposeRegionConfig),
+		mk("garden", "a-unlabelled", "aws", "other"),
+		mk("garden", "c-azure", "azure", PurposeRegionConfig),
+	}
+	assert.Equal(t, "b-aws", Select(cms, "aws").Name, "first by name of those naming the profile")
+	assert.Equal(t, "z-aws", Select(cms, "aws-eu").Name)
+	assert.Equal(t, "c-azure", Select(cms, "azure").Name)
+	assert.Nil(t, Select(cms, "openstack"))
+}
+
+func FuzzParse(f *testing.F) {
+	for _, provider := range []string{"aws", "azure", "gcp"} {
+		cm := loadRegionConfig(f, provider)
+		for k, v := range cm.Data {
+			f.Add(k, v)
+			break
+		}
+	}
+	f.Add("r", "r: 3\nx: 1\n")
+	f.Add("r", "{")
+	f.Add("", "- 1")
+	f.Add("r", "x: 99999999999999999999")
+	f.Fuzz(func(t *testing.T, key, value string) {
+		c := Parse(&corev1.ConfigMap{Data: map[string]string{key: value}})
+		d, err := c.Distances(key)
+		if err != nil {
+			assert.Nil(t, d)
+			return
+		}
+		// A parsed entry always knows the distance of its region to itself, and no distance
+		// is negative.
+		_, ok := d[key]
+		assert.True(t, ok)
+		for _, v := range d {
+			assert.GreaterOrEqual(t, v, 0)
+		}
+	})
+}
+
+func FuzzDistance(f *testing.F) {
+	f.Add("europe-west1", "europe-east1", "gcp", "aws")
+	f.Add("northeurope", "westeurope", "azure", "azure")
+	f.Add("", "central", "", "x")
+	f.Add("eu-central-1", "us-east-1", "aws", "aws")
+	f.Fuzz(func(t *testing.T, a, b, pa, pb string) {
+		d := Distance(a, pa, b, pb)
+		// Symmetric in seed and shoot.
+		assert.Equal(t, d, Distance(b, pb, a, pa))
+		// A region is at distance 0 from itself on the same provider, and 2 on another.
+		assert.Equal(t, 0, Distance(a, pa, a, pa))
+		if pa != pb {
+			assert.Equal(t, 2, Distance(a, pa, a, pb))
+		}
+		// The provider correction is exactly 2.
+		if pa != pb {
+			assert.Equal(t, Distance(a, pa, b, pa)+2, d)
+		}
+		assert.GreaterOrEqual(t, d, 0)
+	})
+}
