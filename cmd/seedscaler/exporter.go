@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/seedscaler/seedscaler/exporter"
+	"github.com/seedscaler/seedscaler/internal/app"
+)
+
+func exporterCommand() *cobra.Command {
+	o := &app.Options{}
+	cmd := &cobra.Command{
+		Use:   "exporter",
+		Short: "Export seeds, shoots, ManagedSeedSets and SeedAutoscalers as Prometheus metrics",
+		Long: `exporter serves the garden_* metrics of docs/metrics.md on /metrics of --metrics-bind-address,
+from informer caches: a scrape makes no API call. Replicas are stateless and each serves the
+same series, so --leader-elect is accepted for uniformity with the other parts but ignored.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runExporter(cmd.Context(), o)
+		},
+	}
+	o.AddFlags(cmd.Flags(), 8086, 8087)
+	return cmd
+}
+
+func runExporter(ctx context.Context, o *app.Options) error {
+	log := ctrl.Log.WithName("exporter")
+	ctx = logr.NewContext(ctx, log)
+	if o.LeaderElect {
+		log.Info("Ignoring --leader-elect: exporter replicas are stateless and all serve")
+	}
+	cfg, err := o.RESTConfig()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.NewManager("exporter", cfg, func(opts *manager.Options) {
+		opts.LeaderElection = false
+	})
+	if err != nil {
+		return err
+	}
+	exp, err := exporter.New(ctx, cfg, clock.RealClock{})
+	if err != nil {
+		return err
+	}
+	// The manager's metrics server serves this registry on /metrics, next to the
+	// client's and the process's own metrics.
+	if err := ctrlmetrics.Registry.Register(exp.Collector()); err != nil {
+		return fmt.Errorf("registering the exporter's collector: %w", err)
+	}
+	if err := mgr.Add(manager.RunnableFunc(exp.Start)); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("informers-synced", func(*http.Request) error { return exp.Ready() }); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,141 @@
+package exporter
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/usage"
+)
+
+// shootIndex keeps, from Shoot informer events, one garden_shoot_info series per shoot and
+// the count of unscheduled shoots per provider and region. A scrape only reads it: with
+// 100,000 shoots, building their series at scrape time would cost more than the scrape
+// budget, and walking the shoots to count the unscheduled ones is what an index is for.
+type shootIndex struct {
+	mu          sync.RWMutex
+	byKey       map[string]*shootInfo
+	unscheduled map[providerRegion]int
+}
+
+type providerRegion struct{ provider, region string }
+
+func newShootIndex() *shootIndex {
+	return &shootIndex{byKey: map[string]*shootInfo{}, unscheduled: map[providerRegion]int{}}
+}
+
+// Handler returns informer event handlers that keep the index in step with a Shoot
+// informer. Objects that are not Shoots are ignored.
+func (x *shootIndex) Handler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { x.observe(obj) },
+		UpdateFunc: func(_, obj any) { x.observe(obj) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				x.delete(tomb.Key)
+				return
+			}
+			if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
+				x.delete(usage.Key(shoot))
+			}
+		},
+	}
+}
+
+func (x *shootIndex) observe(obj any) {
+	shoot, ok := obj.(*gardencorev1beta1.Shoot)
+	if !ok {
+		return
+	}
+	info := &shootInfo{
+		name:      shoot.Name,
+		namespace: shoot.Namespace,
+		provider:  shoot.Spec.Provider.Type,
+		region:    shoot.Spec.Region,
+	}
+	if shoot.Spec.SeedName != nil {
+		info.seed = *shoot.Spec.SeedName
+	}
+	if shoot.Spec.Purpose != nil {
+		info.purpose = string(*shoot.Spec.Purpose)
+	}
+	key := usage.Key(shoot)
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.forget(key)
+	x.byKey[key] = info
+	if info.seed == "" {
+		x.unscheduled[providerRegion{info.provider, info.region}]++
+	}
+}
+
+func (x *shootIndex) delete(key string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.forget(key)
+}
+
+// forget removes what the index holds for a shoot; the caller holds the lock.
+func (x *shootIndex) forget(key string) {
+	old, ok := x.byKey[key]
+	if !ok {
+		return
+	}
+	delete(x.byKey, key)
+	if old.seed != "" {
+		return
+	}
+	pr := providerRegion{old.provider, old.region}
+	if x.unscheduled[pr] <= 1 {
+		delete(x.unscheduled, pr)
+		return
+	}
+	x.unscheduled[pr]--
+}
+
+// collect sends a garden_shoot_info series per shoot and a garden_shoots_unscheduled
+// series per provider and region that has unscheduled shoots.
+func (x *shootIndex) collect(ch chan<- prometheus.Metric) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for _, info := range x.byKey {
+		ch <- info
+	}
+	for pr, n := range x.unscheduled {
+		ch <- prometheus.MustNewConstMetric(shootsUnscheduledDesc, prometheus.GaugeValue, float64(n), pr.provider, pr.region)
+	}
+}
+
+// shootInfo is a shoot's garden_shoot_info series. It is its own prometheus.Metric, so
+// the index holds one small struct per shoot and a scrape sends pointers; the labels are
+// materialised only when the registry writes the series. It is never changed once in the
+// index (an update replaces it), so the label values a Write hands out stay valid.
+type shootInfo struct {
+	name, namespace, seed, provider, region, purpose string
+}
+
+// Label names of garden_shoot_info in sorted order, as the exposition wants them.
+var shootInfoLabelNames = [...]string{"name", "namespace", "provider", "purpose", "region", "seed"}
+
+// Desc implements prometheus.Metric.
+func (s *shootInfo) Desc() *prometheus.Desc { return shootInfoDesc }
+
+// Write implements prometheus.Metric.
+func (s *shootInfo) Write(out *dto.Metric) error {
+	values := [...]*string{&s.name, &s.namespace, &s.provider, &s.purpose, &s.region, &s.seed}
+	pairs := make([]dto.LabelPair, len(values))
+	out.Label = make([]*dto.LabelPair, len(values))
+	for i := range values {
+		pairs[i].Name, pairs[i].Value = &shootInfoLabelNames[i], values[i]
+		out.Label[i] = &pairs[i]
+	}
+	out.Gauge = &dto.Gauge{Value: &one}
+	return nil
+}
+
+// one is the value of every info series; Write hands out its address and nobody writes it.
+var one = 1.0

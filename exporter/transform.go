@@ -1,0 +1,193 @@
+package exporter
+
+import (
+	"unique"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// The informers keep only what a scrape reads: at 100,000 shoots every byte per shoot is
+// 100 kB of heap. Transforms run once per object and event, before the object is stored.
+//
+// Shoots become minimal typed objects: no quantities in what we keep, so nothing can fail
+// to parse, and typed fields are smaller than maps. Seeds, sets and autoscalers are few;
+// they stay unstructured (only the fields we read) so that one malformed quantity in one
+// object is a skipped series and a counted error at scrape time, not a decode error that
+// stops the whole informer.
+
+// transformShoot turns a Shoot from the dynamic informer into a Shoot that holds only
+// namespace, name, provider type, region, purpose, spec.seedName and status.seedName.
+// Strings that repeat across shoots (namespace, provider, region, purpose, seed) are
+// interned.
+func transformShoot(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil // already transformed, or a tombstone
+	}
+	shoot := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{
+		Name:      u.GetName(),
+		Namespace: intern(u.GetNamespace()),
+	}}
+	shoot.Spec.Provider.Type = intern(nestedString(u.Object, "spec", "provider", "type"))
+	shoot.Spec.Region = intern(nestedString(u.Object, "spec", "region"))
+	if p := nestedString(u.Object, "spec", "purpose"); p != "" {
+		purpose := gardencorev1beta1.ShootPurpose(intern(p))
+		shoot.Spec.Purpose = &purpose
+	}
+	if s := nestedString(u.Object, "spec", "seedName"); s != "" {
+		seed := intern(s)
+		shoot.Spec.SeedName = &seed
+	}
+	if s := nestedString(u.Object, "status", "seedName"); s != "" {
+		seed := intern(s)
+		shoot.Status.SeedName = &seed
+	}
+	return shoot, nil
+}
+
+// transformSeed keeps a Seed's name, the set labels, provider, visibility, capacity,
+// allocatable and the type and status of its conditions.
+func transformSeed(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || isStripped(u) {
+		return obj, nil
+	}
+	out := stripped(u)
+	if labels := u.GetLabels(); len(labels) > 0 {
+		kept := map[string]any{}
+		for _, key := range []string{seedmanagementv1alpha1.LabelManagedSeedSet, seedmanagementv1alpha1.LabelManagedSeedSetNamespace} {
+			if v, ok := labels[key]; ok {
+				kept[key] = v
+			}
+		}
+		if len(kept) > 0 {
+			setField(out.Object, kept, "metadata", "labels")
+		}
+	}
+	copyField(u.Object, out.Object, "spec", "provider", "type")
+	copyField(u.Object, out.Object, "spec", "provider", "region")
+	copyField(u.Object, out.Object, "spec", "settings", "scheduling", "visible")
+	copyField(u.Object, out.Object, "status", "capacity")
+	copyField(u.Object, out.Object, "status", "allocatable")
+	copyConditions(u.Object, out.Object)
+	return out, nil
+}
+
+// transformManagedSeedSet keeps spec.replicas, status.replicas, status.readyReplicas and
+// status.pendingReplica.retries.
+func transformManagedSeedSet(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || isStripped(u) {
+		return obj, nil
+	}
+	out := stripped(u)
+	copyField(u.Object, out.Object, "spec", "replicas")
+	copyField(u.Object, out.Object, "status", "replicas")
+	copyField(u.Object, out.Object, "status", "readyReplicas")
+	copyField(u.Object, out.Object, "status", "pendingReplica", "retries")
+	return out, nil
+}
+
+// transformSeedAutoscaler keeps the replica bounds, the metrics with their targets, and
+// the status replicas, current metrics and conditions (type and status).
+func transformSeedAutoscaler(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || isStripped(u) {
+		return obj, nil
+	}
+	out := stripped(u)
+	copyField(u.Object, out.Object, "spec", "minReplicas")
+	copyField(u.Object, out.Object, "spec", "maxReplicas")
+	copyField(u.Object, out.Object, "spec", "metrics")
+	copyField(u.Object, out.Object, "status", "currentReplicas")
+	copyField(u.Object, out.Object, "status", "desiredReplicas")
+	copyField(u.Object, out.Object, "status", "currentMetrics")
+	copyConditions(u.Object, out.Object)
+	return out, nil
+}
+
+// strippedMarker is set on objects a transform produced, so that a second pass (the
+// informer may hand a stored object back) leaves them alone.
+const strippedMarker = "seedscaler.exporter/stripped"
+
+func isStripped(u *unstructured.Unstructured) bool {
+	_, ok := u.Object[strippedMarker]
+	return ok
+}
+
+// stripped starts the kept copy of an object: its kind, name and namespace.
+func stripped(u *unstructured.Unstructured) *unstructured.Unstructured {
+	metadata := map[string]any{"name": u.GetName()}
+	if ns := u.GetNamespace(); ns != "" {
+		metadata["namespace"] = ns
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion":   u.GetAPIVersion(),
+		"kind":         u.GetKind(),
+		"metadata":     metadata,
+		strippedMarker: true,
+	}}
+}
+
+// copyConditions keeps the type and status of each status condition.
+func copyConditions(from, to map[string]any) {
+	conditions, ok, _ := unstructured.NestedFieldNoCopy(from, "status", "conditions")
+	if !ok {
+		return
+	}
+	list, ok := conditions.([]any)
+	if !ok {
+		setField(to, conditions, "status", "conditions") // malformed: let the scrape count it
+		return
+	}
+	kept := make([]any, 0, len(list))
+	for _, c := range list {
+		m, ok := c.(map[string]any)
+		if !ok {
+			kept = append(kept, c)
+			continue
+		}
+		kept = append(kept, map[string]any{"type": m["type"], "status": m["status"]})
+	}
+	setField(to, kept, "status", "conditions")
+}
+
+func copyField(from, to map[string]any, path ...string) {
+	if v, ok, _ := unstructured.NestedFieldNoCopy(from, path...); ok {
+		setField(to, v, path...)
+	}
+}
+
+// setField sets a value at a path, creating the maps on the way; unlike
+// unstructured.SetNestedField it does not deep-copy the value, which we no longer share.
+func setField(obj map[string]any, value any, path ...string) {
+	m := obj
+	for _, field := range path[:len(path)-1] {
+		next, ok := m[field].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[field] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = value
+}
+
+// nestedString reads a string field; anything else reads as empty.
+func nestedString(obj map[string]any, path ...string) string {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
+	s, _ := v.(string)
+	return s
+}
+
+// intern returns the canonical copy of a string that repeats across many objects.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
+}
