@@ -1,0 +1,135 @@
+package autoscaler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/scale"
+	"k8s.io/klog/v2"
+	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// ControllerName is the name of the SeedAutoscaler controller.
+const ControllerName = "seedautoscaler"
+
+// targetIndex indexes SeedAutoscalers by the target they scale, so a change of a
+// ManagedSeedSet finds its autoscalers without a list of them all.
+const targetIndex = "spec.scaleTargetRef"
+
+// targetKey is the index value of a target: group/kind/name (within the namespace).
+func targetKey(apiVersion, kind, name string) string {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return gv.Group + "/" + kind + "/" + name
+}
+
+// AddToManager adds the controller to mgr, filling unset dependencies with defaults: the
+// manager's client, a discovery-backed RESTMapper and scale client, the custom metrics
+// client for the manager's config, the real clock and the manager's event recorder.
+func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) error {
+	cfg := mgr.GetConfig()
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Reader == nil {
+		r.Reader = mgr.GetAPIReader()
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.SyncPeriod <= 0 {
+		r.SyncPeriod = DefaultSyncPeriod
+	}
+	if r.MetricMaxAge == 0 {
+		r.MetricMaxAge = DefaultMetricMaxAge
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	if r.Mapper == nil {
+		r.Mapper = mgr.GetRESTMapper()
+	}
+	if r.Scales == nil || r.Metrics == nil {
+		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("creating a discovery client: %w", err)
+		}
+		if r.Scales == nil {
+			r.Scales, err = scale.NewForConfig(cfg, r.Mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
+			if err != nil {
+				return fmt.Errorf("creating the scale client: %w", err)
+			}
+		}
+		if r.Metrics == nil {
+			r.Metrics = custommetrics.NewForConfig(cfg, r.Mapper, custommetrics.NewAvailableAPIsGetter(dc))
+		}
+	}
+	if r.Instruments == nil {
+		i, err := NewInstruments(ctrlmetrics.Registry)
+		if err != nil {
+			return fmt.Errorf("registering the autoscaler's metrics: %w", err)
+		}
+		r.Instruments = i
+	}
+	if r.Client == nil || r.Scales == nil || r.Metrics == nil {
+		return errors.New("the SeedAutoscaler controller needs a client, a scale client and a custom metrics client")
+	}
+
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &seedmanagementv1alpha1.SeedAutoscaler{}, targetIndex, func(o client.Object) []string {
+		ref := o.(*seedmanagementv1alpha1.SeedAutoscaler).Spec.ScaleTargetRef
+		return []string{targetKey(ref.APIVersion, ref.Kind, ref.Name)}
+	}); err != nil {
+		return fmt.Errorf("indexing SeedAutoscalers by target: %w", err)
+	}
+
+	return builder.ControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&seedmanagementv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&seedmanagementv1alpha1.ManagedSeedSet{},
+			handler.EnqueueRequestsFromMapFunc(r.MapSetToAutoscalers),
+			builder.WithPredicates(TargetChanged())).
+		Complete(r)
+}
+
+// TargetChanged lets through the changes of a target that can change a decision: its spec
+// (replicas through /scale included), its annotations (the capacity hint) and its status
+// replicas and selector. The set controller's other status updates pass by.
+func TargetChanged() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*seedmanagementv1alpha1.ManagedSeedSet)
+			n, ok2 := e.ObjectNew.(*seedmanagementv1alpha1.ManagedSeedSet)
+			return ok1 && ok2 && (o.Status.Replicas != n.Status.Replicas || o.Status.Selector != n.Status.Selector)
+		}})
+}
+
+// MapSetToAutoscalers maps a ManagedSeedSet to the SeedAutoscalers that scale it.
+func (r *Reconciler) MapSetToAutoscalers(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &seedmanagementv1alpha1.SeedAutoscalerList{}
+	key := targetKey(seedmanagementv1alpha1.GroupVersion.String(), "ManagedSeedSet", obj.GetName())
+	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{targetIndex: key}); err != nil {
+		logf.FromContext(ctx).Error(err, "Listing the SeedAutoscalers of a ManagedSeedSet failed", "managedSeedSet", klog.KObj(obj))
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, sa := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: sa.Namespace, Name: sa.Name}})
+	}
+	return out
+}

@@ -1,0 +1,338 @@
+package autoscaler
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+)
+
+// Metric names of the contract in docs/metrics.md, as the adapter serves them.
+const (
+	// MetricSeedUsage is the usage of a seed's resource, with the resource as label.
+	MetricSeedUsage = "garden_seed_usage"
+	// MetricPendingShoots is the scheduler's count of shoots no seed accepts that fit a
+	// new replica of a ManagedSeedSet.
+	MetricPendingShoots = "seedscaler_scheduler_pending_shoots"
+)
+
+// sample is one metric value with its sample time.
+type sample struct {
+	value float64
+	at    time.Time
+}
+
+// observation is what one reconcile found out about the target, before any decision.
+type observation struct {
+	// current is the target's spec.replicas read through /scale.
+	current int32
+	// seeds of the target, by name.
+	seeds map[string]*gardencorev1beta1.Seed
+	// managedSeeds of the target when it is a ManagedSeedSet; nil otherwise.
+	managedSeeds []seedmanagementv1alpha1.ManagedSeed
+	// set is the target when it is a ManagedSeedSet; nil otherwise.
+	set *seedmanagementv1alpha1.ManagedSeedSet
+	// usage per resource: seed name to sample; a resource is missing when it failed.
+	usage map[string]map[string]sample
+	// usageErrors per resource that could not be fetched at all.
+	usageErrors map[string]string
+	// pending shoots that fit a new replica; nil when unknown.
+	pending *sample
+}
+
+// metricKey names a metric in status.metricFailures and messages.
+func metricKey(m seedmanagementv1alpha1.MetricSpec) string {
+	if m.Resource == nil {
+		return string(m.Type)
+	}
+	return "resource/" + m.Resource.Name
+}
+
+// resourcesOf lists the resources to fetch: every metric's, and shoots, which pending
+// demand and the emptiness of seeds need.
+func resourcesOf(sa *seedmanagementv1alpha1.SeedAutoscaler) []string {
+	seen := map[string]bool{gardencorev1beta1.ResourceShoots: true}
+	out := []string{gardencorev1beta1.ResourceShoots}
+	for _, m := range sa.Spec.Metrics {
+		if m.Resource != nil && !seen[m.Resource.Name] {
+			seen[m.Resource.Name] = true
+			out = append(out, m.Resource.Name)
+		}
+	}
+	return out
+}
+
+// fresh says whether a sample is recent enough to decide on. The adapter drops stale
+// series already; this guards against a lagging adapter or Prometheus.
+func fresh(s sample, now time.Time, maxAge time.Duration) bool {
+	return maxAge <= 0 || now.Sub(s.at) <= maxAge
+}
+
+// seedIsReady is true while the seed's gardenlet is ready.
+func seedIsReady(seed *gardencorev1beta1.Seed) bool {
+	return meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
+}
+
+func quantity(list corev1.ResourceList, name string) (float64, bool) {
+	q, ok := list[corev1.ResourceName(name)]
+	if !ok {
+		return 0, false
+	}
+	return q.AsApproximateFloat64(), true
+}
+
+// seedSamples joins the seeds with their usage samples for one resource. Allocatable comes
+// from the Seed's status (the seed controller's capacity − reserved), readiness from its
+// GardenletReady condition, usage only from the metrics API.
+func seedSamples(obs *observation, res string, now time.Time, maxAge time.Duration) []recommend.Seed {
+	names := make([]string, 0, len(obs.seeds))
+	for name := range obs.seeds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]recommend.Seed, 0, len(names))
+	for _, name := range names {
+		seed := obs.seeds[name]
+		s := recommend.Seed{Name: name, Ready: seedIsReady(seed)}
+		s.Allocatable, _ = quantity(seed.Status.Allocatable, res)
+		if smp, ok := obs.usage[res][name]; ok && fresh(smp, now, maxAge) {
+			s.Usage, s.HasUsage = smp.value, true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// target converts a metric target.
+func target(t seedmanagementv1alpha1.MetricTarget) recommend.Target {
+	if t.Type == seedmanagementv1alpha1.AverageValueMetricType && t.AverageValue != nil {
+		return recommend.Target{AverageValue: t.AverageValue.AsApproximateFloat64()}
+	}
+	if t.AverageUtilization != nil {
+		return recommend.Target{UtilizationPercent: *t.AverageUtilization}
+	}
+	return recommend.Target{UtilizationPercent: 100}
+}
+
+// allocatablePerNewSeed is the shoots a new replica's seed can take, for scaling from
+// zero: the set's capacity annotation wins (Cluster API's scale-from-zero hint), else the
+// template's gardenlet resources, capacity − reserved.
+func allocatablePerNewSeed(set *seedmanagementv1alpha1.ManagedSeedSet, res string) (float64, string) {
+	if set == nil {
+		return 0, ""
+	}
+	key := seedmanagementv1alpha1.AnnotationCapacityPrefix + res
+	if v, ok := set.Annotations[key]; ok {
+		if q, err := resource.ParseQuantity(v); err == nil && q.Sign() > 0 {
+			return q.AsApproximateFloat64(), "annotation " + key
+		}
+	}
+	g := set.Spec.Template.Spec.Gardenlet
+	if g == nil || g.Config == nil || g.Config.Resources == nil {
+		return 0, ""
+	}
+	capacity, ok := quantity(g.Config.Resources.Capacity, res)
+	if !ok {
+		return 0, ""
+	}
+	reserved, _ := quantity(g.Config.Resources.Reserved, res)
+	if capacity-reserved <= 0 {
+		return 0, ""
+	}
+	return capacity - reserved, "the template's gardenlet.config.resources"
+}
+
+// removableReplicas counts the replicas the set can remove beyond spec.replicas: replicas
+// asked for that do not exist yet, and existing ones that are not protected from deletion
+// and whose seed is empty, less those a scale-in in flight removes already (a fresh garden_seed_usage of 0 shoots, or status.usage when the metric is
+// missing; a replica without a registered seed hosts nothing). Without ManagedSeeds (a
+// target that is not a ManagedSeedSet) every empty seed counts.
+func removableReplicas(obs *observation, now time.Time, maxAge time.Duration) int32 {
+	empty := func(name string) bool {
+		seed, ok := obs.seeds[name]
+		if !ok {
+			return true
+		}
+		if smp, ok := obs.usage[gardencorev1beta1.ResourceShoots][name]; ok && fresh(smp, now, maxAge) {
+			return smp.value == 0
+		}
+		used, ok := quantity(seed.Status.Usage, gardencorev1beta1.ResourceShoots)
+		return ok && used == 0
+	}
+	var removable int32
+	if obs.set == nil {
+		for name := range obs.seeds {
+			if empty(name) {
+				removable++
+			}
+		}
+		return removable
+	}
+	live := int32(0)
+	for i := range obs.managedSeeds {
+		ms := &obs.managedSeeds[i]
+		if ms.DeletionTimestamp != nil {
+			continue
+		}
+		live++
+		if ms.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" {
+			continue
+		}
+		if empty(ms.Name) {
+			removable++
+		}
+	}
+	// Replicas beyond spec.replicas are being removed already and use up removable seeds
+	// first; replicas asked for that do not exist yet can be cancelled.
+	return max(0, removable-max(0, live-obs.current)) + max(0, obs.current-live)
+}
+
+// buildInput turns the observation, the spec and the history in status into the plain
+// input of a decision.
+func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) recommend.Input {
+	in := recommend.Input{
+		Now:               now,
+		CurrentReplicas:   obs.current,
+		MinReplicas:       minReplicas(sa),
+		MaxReplicas:       sa.Spec.MaxReplicas,
+		Behavior:          recommend.BehaviorFromSpec(sa.Spec.Behavior),
+		RemovableReplicas: removableReplicas(obs, now, maxAge),
+		ScaledToZero:      meta.IsStatusConditionTrue(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScaledToZero),
+		MetricFailures:    map[string]time.Time{},
+	}
+	shootsTarget := recommend.Target{UtilizationPercent: 100}
+	for _, m := range sa.Spec.Metrics {
+		if m.Resource == nil {
+			continue
+		}
+		metric := recommend.Metric{
+			Key: metricKey(m), Resource: m.Resource.Name, Target: target(m.Resource.Target),
+			FetchError: obs.usageErrors[m.Resource.Name],
+		}
+		if metric.FetchError == "" {
+			metric.Seeds = seedSamples(obs, m.Resource.Name, now, maxAge)
+		}
+		if m.Fallback != nil {
+			metric.Fallback = &recommend.Fallback{
+				FailureDuration: time.Duration(m.Fallback.FailureDurationSeconds) * time.Second, Replicas: m.Fallback.Replicas,
+			}
+		}
+		if m.Resource.Name == gardencorev1beta1.ResourceShoots {
+			shootsTarget = metric.Target
+		}
+		in.Metrics = append(in.Metrics, metric)
+	}
+	perSeed, source := allocatablePerNewSeed(obs.set, gardencorev1beta1.ResourceShoots)
+	in.Demand = recommend.Demand{
+		Seeds: seedSamples(obs, gardencorev1beta1.ResourceShoots, now, maxAge), Target: shootsTarget,
+		AllocatablePerSeed: perSeed, AllocatableSource: source,
+	}
+	if obs.pending != nil && fresh(*obs.pending, now, maxAge) {
+		in.Demand.Pending, in.Demand.PendingKnown = obs.pending.value, true
+	}
+	for _, f := range sa.Status.MetricFailures {
+		in.MetricFailures[f.Metric] = f.Since.Time
+	}
+	for _, r := range sa.Status.Recommendations {
+		in.Recommendations = append(in.Recommendations, recommend.Recommendation{At: r.Timestamp.Time, Replicas: r.Replicas})
+	}
+	for _, e := range sa.Status.ScaleEvents {
+		in.ScaleEvents = append(in.ScaleEvents, recommend.ScaleEvent{At: e.Timestamp.Time, Change: e.ReplicaChange})
+	}
+	return in
+}
+
+func minReplicas(sa *seedmanagementv1alpha1.SeedAutoscaler) int32 {
+	if sa.Spec.MinReplicas == nil {
+		return 1
+	}
+	return *sa.Spec.MinReplicas
+}
+
+// metricStatuses renders the measured values for status.currentMetrics.
+func metricStatuses(values []recommend.MetricValue) []seedmanagementv1alpha1.MetricStatus {
+	out := make([]seedmanagementv1alpha1.MetricStatus, 0, len(values))
+	for _, v := range values {
+		st := seedmanagementv1alpha1.MetricStatus{
+			Type:     seedmanagementv1alpha1.ResourceMetricSourceType,
+			Resource: &seedmanagementv1alpha1.ResourceMetricStatus{Name: v.Resource},
+		}
+		if v.Known {
+			st.Resource.Current.Value = floatQuantity(v.Value)
+			st.Resource.Current.AverageValue = floatQuantity(v.AverageValue)
+			if v.Target.AverageValue <= 0 {
+				st.Resource.Current.AverageUtilization = &v.UtilizationPercent
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// floatQuantity renders a value in milli-units, exact for counts like shoots.
+func floatQuantity(v float64) *resource.Quantity {
+	return resource.NewMilliQuantity(int64(v*1000+0.5), resource.DecimalSI)
+}
+
+// history converts the decision's history for status, oldest first.
+func recommendationsStatus(recs []recommend.Recommendation) []seedmanagementv1alpha1.TimestampedRecommendation {
+	out := make([]seedmanagementv1alpha1.TimestampedRecommendation, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, seedmanagementv1alpha1.TimestampedRecommendation{Timestamp: metav1.NewTime(r.At), Replicas: r.Replicas})
+	}
+	return out
+}
+
+func scaleEventsStatus(events []recommend.ScaleEvent) []seedmanagementv1alpha1.ScaleEvent {
+	out := make([]seedmanagementv1alpha1.ScaleEvent, 0, len(events))
+	for _, e := range events {
+		out = append(out, seedmanagementv1alpha1.ScaleEvent{Timestamp: metav1.NewTime(e.At), ReplicaChange: e.Change})
+	}
+	return out
+}
+
+func scaleEventsFromStatus(events []seedmanagementv1alpha1.ScaleEvent) []recommend.ScaleEvent {
+	out := make([]recommend.ScaleEvent, 0, len(events))
+	for _, e := range events {
+		out = append(out, recommend.ScaleEvent{At: e.Timestamp.Time, Change: e.ReplicaChange})
+	}
+	return out
+}
+
+func metricFailuresStatus(failures map[string]time.Time) []seedmanagementv1alpha1.MetricFailure {
+	keys := make([]string, 0, len(failures))
+	for k := range failures {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]seedmanagementv1alpha1.MetricFailure, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, seedmanagementv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(failures[k])})
+	}
+	return out
+}
+
+// direction names a change of replicas for events and metrics.
+func direction(from, to int32) string {
+	switch {
+	case to > from:
+		return "up"
+	case to < from:
+		return "down"
+	default:
+		return "none"
+	}
+}
+
+// rescaleMessage is the note of a rescale event: "3 → 5: resource/shoots is 90% of target 50%".
+func rescaleMessage(from, to int32, reason string) string {
+	return fmt.Sprintf("%d → %d: %s", from, to, reason)
+}

@@ -1,0 +1,65 @@
+package autoscaler
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Instruments are the autoscaler's own metrics (docs/metrics.md, "Autoscaler").
+type Instruments struct {
+	decisions       *prometheus.CounterVec
+	reconcileTime   *prometheus.HistogramVec
+	metricFetchErrs *prometheus.CounterVec
+}
+
+// NewInstruments creates the metrics and registers them with reg.
+func NewInstruments(reg prometheus.Registerer) (*Instruments, error) {
+	i := &Instruments{
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seedscaler_autoscaler_decisions_total",
+			Help: "Decisions of the SeedAutoscaler controller by direction: up, down, or none when the replicas stay.",
+		}, []string{"direction"}),
+		reconcileTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "seedscaler_autoscaler_reconcile_duration_seconds",
+			Help:    "Time one evaluation of a SeedAutoscaler takes, by result: success or error.",
+			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+		}, []string{"result"}),
+		metricFetchErrs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seedscaler_autoscaler_metric_fetch_errors_total",
+			Help: "Failed reads from the custom metrics API by metric name.",
+		}, []string{"metric"}),
+	}
+	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []string{"up", "down", "none"} {
+		i.decisions.WithLabelValues(d)
+	}
+	return i, nil
+}
+
+func (i *Instruments) decision(direction string) {
+	if i != nil {
+		i.decisions.WithLabelValues(direction).Inc()
+	}
+}
+
+func (i *Instruments) observeReconcile(d time.Duration, err error) {
+	if i == nil {
+		return
+	}
+	result := "success"
+	if err != nil {
+		result = "error"
+	}
+	i.reconcileTime.WithLabelValues(result).Observe(d.Seconds())
+}
+
+func (i *Instruments) fetchError(metric string) {
+	if i != nil {
+		i.metricFetchErrs.WithLabelValues(metric).Inc()
+	}
+}

@@ -1,0 +1,191 @@
+package recommend
+
+import (
+	"fmt"
+	"math"
+)
+
+// DefaultTolerance is the relative deviation from the target that causes no scaling.
+const DefaultTolerance = 0.1
+
+// Tolerances are the per-direction tolerances of KEP-4951.
+type Tolerances struct {
+	Up, Down float64
+}
+
+// within says whether a usage ratio causes no scaling.
+func (t Tolerances) within(ratio float64) bool {
+	return 1-t.Down <= ratio && ratio <= 1+t.Up
+}
+
+// ceilReplicas rounds a replica count up, ignoring floating-point noise below 1e-9 so that
+// 2.0000000000000004 seeds are 2, not 3.
+func ceilReplicas(x float64) int32 {
+	if x <= 0 {
+		return 0
+	}
+	c := math.Ceil(x - 1e-9)
+	if c > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int32(c)
+}
+
+// targetPerSeed is the usage a seed with the given allocatable has at the target.
+func (t Target) perSeed(allocatable float64) float64 {
+	if t.AverageValue > 0 {
+		return t.AverageValue
+	}
+	return allocatable * float64(t.UtilizationPercent) / 100
+}
+
+// usageWhenMissing is what a seed without a metric counts as on a scale-in: full, or the
+// target when the target is above 100% (HPA's rule for missing pods).
+func (t Target) usageWhenMissing(allocatable float64) float64 {
+	if t.AverageValue > 0 {
+		return t.AverageValue
+	}
+	return allocatable * math.Max(100, float64(t.UtilizationPercent)) / 100
+}
+
+// String renders the target as in kubectl's TARGETS column: "50%" or "100".
+func (t Target) String() string {
+	if t.AverageValue > 0 {
+		return formatValue(t.AverageValue)
+	}
+	return fmt.Sprintf("%d%%", t.UtilizationPercent)
+}
+
+func formatValue(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// Calculation is the outcome of the replica calculation for one metric.
+type Calculation struct {
+	// Replicas proposed.
+	Replicas int32
+	// UsageRatio is usage over usage at the target, over the measured seeds (before the
+	// missing and unready seeds are accounted for).
+	UsageRatio float64
+	// Usage and Allocatable are the sums over the measured seeds.
+	Usage, Allocatable float64
+	// Measured, Missing and Ignored count seeds: with a metric and ready, ready without a
+	// metric, and unready or without allocatable.
+	Measured, Missing, Ignored int
+}
+
+// ErrNoMeasurableSeed says that none of the target's seeds is ready with a known usage.
+type ErrNoMeasurableSeed struct{ Seeds, Missing, Ignored int }
+
+func (e *ErrNoMeasurableSeed) Error() string {
+	return fmt.Sprintf("none of the %d seeds is ready with a usage metric (%d without a metric, %d not ready or without allocatable)",
+		e.Seeds, e.Missing, e.Ignored)
+}
+
+// CalculateReplicas is the HPA replica calculation over seeds. The usage ratio is the usage
+// of the ready, measured seeds over their usage at the target (Σusage/Σallocatable over the
+// target utilization, or Σusage over averageValue per seed); within the tolerance the
+// current replicas stay. Seeds without a metric count as full on a scale-in and as empty on
+// a scale-out, unready seeds as empty on a scale-out; when that reverses the direction or
+// brings the ratio within the tolerance, the current replicas stay.
+func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerances) (Calculation, error) {
+	var (
+		c                      Calculation
+		usage, atTarget        float64
+		missing, ignored       []Seed
+		measuredUsageAtMissing float64
+	)
+	for _, s := range seeds {
+		switch {
+		case !s.Ready || (target.AverageValue <= 0 && s.Allocatable <= 0):
+			ignored = append(ignored, s)
+		case !s.HasUsage:
+			missing = append(missing, s)
+		default:
+			c.Measured++
+			usage += s.Usage
+			c.Allocatable += s.Allocatable
+			atTarget += target.perSeed(s.Allocatable)
+		}
+	}
+	c.Usage, c.Missing, c.Ignored = usage, len(missing), len(ignored)
+	if c.Measured == 0 {
+		return c, &ErrNoMeasurableSeed{Seeds: len(seeds), Missing: c.Missing, Ignored: c.Ignored}
+	}
+	ratio := usage / atTarget
+	c.UsageRatio = ratio
+
+	rebalanceIgnored := len(ignored) > 0 && ratio > 1
+	if len(missing) == 0 && !rebalanceIgnored {
+		if tol.within(ratio) {
+			c.Replicas = current
+			return c, nil
+		}
+		c.Replicas = ceilReplicas(usage * float64(c.Measured) / atTarget)
+		return c, nil
+	}
+
+	counted := c.Measured
+	newUsage, newAtTarget := usage, atTarget
+	if ratio != 1 {
+		// At exactly the target, seeds without a metric change nothing (HPA).
+		for _, s := range missing {
+			counted++
+			newAtTarget += target.perSeed(s.Allocatable)
+			if ratio < 1 {
+				measuredUsageAtMissing += target.usageWhenMissing(s.Allocatable)
+			}
+		}
+	}
+	newUsage += measuredUsageAtMissing
+	if rebalanceIgnored {
+		for _, s := range ignored {
+			if target.AverageValue <= 0 && s.Allocatable <= 0 {
+				continue // nothing to weigh it with
+			}
+			counted++
+			newAtTarget += target.perSeed(s.Allocatable)
+		}
+	}
+	newRatio := newUsage / newAtTarget
+	if tol.within(newRatio) || (ratio < 1 && newRatio > 1) || (ratio > 1 && newRatio < 1) {
+		c.Replicas = current
+		return c, nil
+	}
+	replicas := ceilReplicas(newUsage * float64(counted) / newAtTarget)
+	if (newRatio < 1 && replicas > current) || (newRatio > 1 && replicas < current) {
+		c.Replicas = current
+		return c, nil
+	}
+	c.Replicas = replicas
+	return c, nil
+}
+
+// PendingReplicas is the replicas that carry the measured usage plus the pending shoots
+// at the target: ceil((Σusage + pending) / (allocatable per seed × target)). Allocatable
+// per seed is the average over the ready, measured seeds, or the hint when there is none.
+// It returns ok=false when allocatable per seed is unknown.
+func PendingReplicas(d Demand) (replicas int32, allocatablePerSeed float64, ok bool) {
+	var usage, allocatable float64
+	measured := 0
+	for _, s := range d.Seeds {
+		if !s.Ready || !s.HasUsage || s.Allocatable <= 0 {
+			continue
+		}
+		measured++
+		usage += s.Usage
+		allocatable += s.Allocatable
+	}
+	perSeed := d.AllocatablePerSeed
+	if measured > 0 {
+		perSeed = allocatable / float64(measured)
+	}
+	atTarget := d.Target.perSeed(perSeed)
+	if atTarget <= 0 {
+		return 0, perSeed, false
+	}
+	return ceilReplicas((usage + d.Pending) / atTarget), perSeed, true
+}

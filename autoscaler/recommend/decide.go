@@ -1,0 +1,239 @@
+package recommend
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Decide computes the replicas of the target from the metrics, the pending demand, the
+// behavior and the history, in HPA's order: the largest metric proposal, never a scale-in
+// on incomplete metrics, stabilization, the rate policies and min/max — and then, beyond
+// HPA, the limit of what the set can remove.
+func Decide(in Input) Decision {
+	d := Decision{
+		DesiredReplicas: in.CurrentReplicas,
+		Recommendations: in.Recommendations,
+		MetricFailures:  map[string]time.Time{},
+		AbleToScale:     Condition{Status: true, Reason: ReasonReadyForNewScale, Message: "the recommended size matches the current size"},
+		ScalingActive:   Condition{Status: true, Reason: ReasonValidMetricFound, Message: "the replica count is calculated from the metrics"},
+		ScalingLimited:  Condition{Status: false, Reason: ReasonDesiredWithinRange, Message: "the desired replica count is within the acceptable range"},
+	}
+	current := in.CurrentReplicas
+
+	proposal, reason, complete := proposeFromMetrics(in, &d)
+
+	if current == 0 && in.MinReplicas > 0 && !in.ScaledToZero {
+		// A human scaled the target to zero: leave it there, as HPA does.
+		d.ScalingActive = Condition{Reason: ReasonScalingDisabled,
+			Message: fmt.Sprintf("scaling is disabled since the target was scaled to zero by someone else and minReplicas is %d; scale it to at least 1 or set minReplicas to 0", in.MinReplicas)}
+		d.Reason = "scaling is disabled"
+		return d
+	}
+
+	switch {
+	case current > in.MaxReplicas:
+		d.DesiredReplicas = in.MaxReplicas
+		d.Reason = fmt.Sprintf("the current replicas are above maxReplicas %d", in.MaxReplicas)
+		d.ScalingLimited = Condition{Status: true, Reason: ReasonTooManyReplicas, Message: "the replica count is more than the maximum replica count"}
+	case current < in.MinReplicas:
+		d.DesiredReplicas = in.MinReplicas
+		d.Reason = fmt.Sprintf("the current replicas are below minReplicas %d", in.MinReplicas)
+		d.ScalingLimited = Condition{Status: true, Reason: ReasonTooFewReplicas, Message: "the replica count is less than the minimum replica count"}
+	case proposal < 0:
+		// Nothing is known: hold, and record nothing the windows could act on later.
+		d.Reason = "no metric could be evaluated"
+		return d
+	default:
+		if !complete && proposal < current {
+			proposal = current
+			reason += "; no scale-in while metrics are incomplete"
+		}
+		d.Reason = reason
+		d.DesiredReplicas = normalize(in, proposal, &d)
+	}
+	limitByRemovable(in, &d)
+	return d
+}
+
+// proposeFromMetrics returns the largest proposal across metrics and pending demand (-1
+// when nothing could be evaluated), the reason of the winner, and whether every input was
+// complete. It fills the metric values, failures and ScalingActive.
+func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
+	var (
+		current  = in.CurrentReplicas
+		best     = int32(-1)
+		reason   string
+		complete = true
+		problems []string
+		tol      = in.Behavior.Tolerances()
+		fallback bool
+	)
+	propose := func(replicas int32, why string) {
+		if replicas > best {
+			best, reason = replicas, why
+		}
+	}
+	for _, m := range in.Metrics {
+		v := MetricValue{Key: m.Key, Resource: m.Resource, Target: m.Target, Proposal: -1}
+		failure := m.FetchError
+		if failure == "" && len(m.Seeds) > 0 {
+			c, err := CalculateReplicas(current, m.Seeds, m.Target, tol)
+			switch {
+			case err != nil:
+				failure = err.Error()
+			default:
+				v.Known, v.Value, v.AverageValue = true, c.Usage, c.Usage/float64(c.Measured)
+				if c.Allocatable > 0 {
+					v.UtilizationPercent = int32(c.Usage * 100 / c.Allocatable)
+				}
+				v.Proposal = c.Replicas
+				propose(c.Replicas, fmt.Sprintf("%s is %s of target %s", m.Key, v.current(), m.Target))
+				if c.Missing > 0 {
+					complete = false
+					problems = append(problems, fmt.Sprintf("%s: %d of %d seeds have no fresh metric", m.Key, c.Missing, len(m.Seeds)))
+				}
+			}
+		} else if failure == "" && current == 0 {
+			// From zero there is nothing to measure; pending demand decides.
+			v.Known, v.Proposal = true, 0
+			propose(0, fmt.Sprintf("%s has no seeds to measure", m.Key))
+		} else if failure == "" {
+			failure = fmt.Sprintf("the target has %d replicas but no seed of it is found", current)
+		}
+		if failure != "" {
+			complete = false
+			since, ok := in.MetricFailures[m.Key]
+			if !ok {
+				since = in.Now
+			}
+			d.MetricFailures[m.Key] = since
+			problems = append(problems, fmt.Sprintf("%s: %s", m.Key, failure))
+			if m.Fallback != nil && in.Now.Sub(since) >= m.Fallback.FailureDuration {
+				fallback = true
+				v.Proposal = max(current, m.Fallback.Replicas)
+				propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, its fallback holds at least %d replicas",
+					m.Key, since.UTC().Format(time.RFC3339), m.Fallback.Replicas))
+			}
+		}
+		d.Metrics = append(d.Metrics, v)
+	}
+
+	dm := in.Demand
+	switch {
+	case !dm.PendingKnown:
+		complete = false
+		problems = append(problems, "pending shoots: the pending-fit metric is missing or stale")
+	case dm.Pending > 0:
+		replicas, perSeed, ok := PendingReplicas(dm)
+		if !ok {
+			// Without a size for a new seed, pending demand can still start one.
+			replicas = max(current, 1)
+			problems = append(problems, fmt.Sprintf("pending shoots: allocatable shoots per seed are unknown (%s), so %g pending shoots ask for at least 1 replica",
+				orDefault(dm.AllocatableSource, "no seed to measure, no capacity annotation, no template resources"), dm.Pending))
+		}
+		replicas = max(replicas, 1)
+		propose(replicas, fmt.Sprintf("%g pending shoots fit a new replica (%g allocatable shoots per seed at target %s)", dm.Pending, perSeed, dm.Target))
+	}
+
+	switch {
+	case len(problems) == 0:
+	case fallback:
+		d.ScalingActive = Condition{Reason: ReasonFallbackActive, Message: "metrics are unavailable, a fallback applies: " + strings.Join(problems, "; ")}
+	case best < 0:
+		d.ScalingActive = Condition{Reason: ReasonFailedGetResourceMetric, Message: "no metric could be evaluated: " + strings.Join(problems, "; ")}
+	case !dm.PendingKnown && len(problems) == 1:
+		d.ScalingActive = Condition{Reason: ReasonFailedGetPendingMetric, Message: "scaling in is held, scaling out only on what is known: " + problems[0]}
+	default:
+		d.ScalingActive = Condition{Reason: ReasonIncompleteMetrics, Message: "scaling in is held, scaling out only on what is known: " + strings.Join(problems, "; ")}
+	}
+	return best, reason, complete
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// current renders the measured value as in kubectl's TARGETS column.
+func (v MetricValue) current() string {
+	if !v.Known {
+		return "<unknown>"
+	}
+	if v.Target.AverageValue > 0 {
+		return formatValue(v.AverageValue)
+	}
+	return fmt.Sprintf("%d%%", v.UtilizationPercent)
+}
+
+// Targets renders "45%/50%, 12/20" for the printer column.
+func Targets(values []MetricValue) string {
+	parts := make([]string, 0, len(values))
+	for _, v := range values {
+		parts = append(parts, v.current()+"/"+v.Target.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// normalize applies stabilization, the rate policies and min/max to a proposal, in HPA's
+// order, and sets AbleToScale and ScalingLimited.
+func normalize(in Input, proposal int32, d *Decision) int32 {
+	current, b := in.CurrentReplicas, in.Behavior
+	history := in.Recommendations
+	if len(history) == 0 && b.ScaleDown.StabilizationWindow > 0 {
+		// A new autoscaler must not scale down before a whole window has passed.
+		history = []Recommendation{{At: in.Now, Replicas: current}}
+	}
+	stabilized, recs := Stabilize(in.Now, current, proposal, b, history)
+	d.Recommendations = recs
+	switch {
+	case stabilized < proposal:
+		d.AbleToScale = Condition{Status: true, Reason: ReasonScaleUpStabilized,
+			Message: fmt.Sprintf("recent recommendations were lower than %d, holding at %d", proposal, stabilized)}
+	case stabilized > proposal:
+		d.AbleToScale = Condition{Status: true, Reason: ReasonScaleDownStabilized,
+			Message: fmt.Sprintf("recent recommendations were higher than %d, holding at %d for the %s scale-down window", proposal, stabilized, b.ScaleDown.StabilizationWindow)}
+	}
+
+	desired := stabilized
+	switch {
+	case stabilized > current:
+		limit := max(ScaleUpLimit(in.Now, current, in.ScaleEvents, b.ScaleUp), current)
+		reason, message := ReasonScaleUpLimit, fmt.Sprintf("the desired replica count is increasing faster than the scale-up policies allow (%d)", limit)
+		if in.MaxReplicas < limit {
+			limit = in.MaxReplicas
+			reason, message = ReasonTooManyReplicas, fmt.Sprintf("the desired replica count is more than maxReplicas %d", in.MaxReplicas)
+		}
+		if stabilized > limit {
+			desired = limit
+			d.ScalingLimited = Condition{Status: true, Reason: reason, Message: message}
+		}
+	case stabilized < current:
+		limit := min(ScaleDownLimit(in.Now, current, in.ScaleEvents, b.ScaleDown), current)
+		reason, message := ReasonScaleDownLimit, fmt.Sprintf("the desired replica count is decreasing faster than the scale-down policies allow (%d)", limit)
+		if in.MinReplicas > limit {
+			limit = in.MinReplicas
+			reason, message = ReasonTooFewReplicas, fmt.Sprintf("the desired replica count is less than minReplicas %d", in.MinReplicas)
+		}
+		if stabilized < limit {
+			desired = limit
+			d.ScalingLimited = Condition{Status: true, Reason: reason, Message: message}
+		}
+	}
+	return desired
+}
+
+// limitByRemovable keeps a scale-in to what the set can remove: empty, unprotected seeds.
+func limitByRemovable(in Input, d *Decision) {
+	current := in.CurrentReplicas
+	if d.DesiredReplicas >= current || current-d.DesiredReplicas <= in.RemovableReplicas {
+		return
+	}
+	wanted := d.DesiredReplicas
+	d.DesiredReplicas = current - max(in.RemovableReplicas, 0)
+	d.ScalingLimited = Condition{Status: true, Reason: ReasonTooFewRemovableSeeds, Message: fmt.Sprintf(
+		"scaling in to %d replicas needs %d seeds removed, but only %d can be removed (empty and not protected from deletion); holding at %d",
+		wanted, current-wanted, max(in.RemovableReplicas, 0), d.DesiredReplicas)}
+}

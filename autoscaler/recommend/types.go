@@ -1,0 +1,225 @@
+// Package recommend computes how many replicas a SeedAutoscaler's target should have: the
+// HPA algorithm applied to seeds, plus pending demand, scale from zero and the limit of
+// removable seeds. It takes plain inputs and returns plain outputs — no client, no clock —
+// so every edge case is a row in a table test.
+package recommend
+
+import (
+	"time"
+)
+
+// Seed is what is known about one seed of the target for one resource.
+type Seed struct {
+	// Name of the seed.
+	Name string
+	// Ready is true while the seed's gardenlet is ready.
+	Ready bool
+	// Allocatable is the amount of the resource available to shoots; <= 0 means unknown,
+	// and such a seed is ignored like an unready one.
+	Allocatable float64
+	// Usage is the amount in use; meaningful only when HasUsage.
+	Usage float64
+	// HasUsage is false when the usage metric of the seed is missing or stale.
+	HasUsage bool
+}
+
+// Target is a metric's target: a utilization (a fraction of allocatable, 0.5 for 50%) or an
+// average value per seed. AverageValue > 0 wins.
+type Target struct {
+	// UtilizationPercent is the target in percent of allocatable.
+	UtilizationPercent int32
+	// AverageValue is the target usage per seed.
+	AverageValue float64
+}
+
+// Fallback holds the replicas at least at Replicas once the metric has failed for
+// FailureDuration; it may raise the replicas, never lower them.
+type Fallback struct {
+	FailureDuration time.Duration
+	Replicas        int32
+}
+
+// Metric is one of the SeedAutoscaler's metrics with the samples fetched for it.
+type Metric struct {
+	// Key names the metric in status and messages, e.g. resource/shoots.
+	Key string
+	// Resource is the seed resource, e.g. shoots.
+	Resource string
+	// Target of the metric.
+	Target Target
+	// Seeds are the seeds of the target with their samples.
+	Seeds []Seed
+	// FetchError, when not empty, says why the metric could not be fetched at all.
+	FetchError string
+	// Fallback is the metric's fallback, if any.
+	Fallback *Fallback
+}
+
+// Demand is shoots waiting for a seed that a new replica of the target would take.
+type Demand struct {
+	// Pending is the number of pending shoots that fit the target's template.
+	Pending float64
+	// PendingKnown is false when the pending metric is missing or stale.
+	PendingKnown bool
+	// Seeds are the target's seeds with their shoot usage and allocatable.
+	Seeds []Seed
+	// Target is the target of the shoots metric, or 100% when the autoscaler has none.
+	Target Target
+	// AllocatablePerSeed is the shoots a new seed can take when no seed can be measured
+	// (from zero): the capacity annotation, else the template's capacity − reserved; <= 0
+	// means unknown.
+	AllocatablePerSeed float64
+	// AllocatableSource says where AllocatablePerSeed came from, for messages.
+	AllocatableSource string
+}
+
+// Recommendation is a replica recommendation and when it was made.
+type Recommendation struct {
+	At       time.Time
+	Replicas int32
+}
+
+// ScaleEvent is a change of replicas: positive up, negative down.
+type ScaleEvent struct {
+	At     time.Time
+	Change int32
+}
+
+// SelectPolicy chooses among policies.
+type SelectPolicy string
+
+const (
+	SelectMax      SelectPolicy = "Max"
+	SelectMin      SelectPolicy = "Min"
+	SelectDisabled SelectPolicy = "Disabled"
+)
+
+// PolicyType is the unit of a policy.
+type PolicyType string
+
+const (
+	PolicyReplicas PolicyType = "Replicas"
+	PolicyPercent  PolicyType = "Percent"
+)
+
+// Policy bounds the change over a period.
+type Policy struct {
+	Type   PolicyType
+	Value  int32
+	Period time.Duration
+}
+
+// Rules configure one direction of scaling.
+type Rules struct {
+	StabilizationWindow time.Duration
+	SelectPolicy        SelectPolicy
+	Policies            []Policy
+	// Tolerance is the relative deviation from the target that causes no scaling this way.
+	Tolerance float64
+}
+
+// Behavior configures scaling up and down.
+type Behavior struct {
+	ScaleUp   Rules
+	ScaleDown Rules
+}
+
+// Input is everything a decision depends on.
+type Input struct {
+	// Now is the time of the decision.
+	Now time.Time
+	// CurrentReplicas is the target's spec.replicas as read through /scale.
+	CurrentReplicas int32
+	MinReplicas     int32
+	MaxReplicas     int32
+	Behavior        Behavior
+	Metrics         []Metric
+	Demand          Demand
+	// RemovableReplicas is how many replicas the set can remove now: empty, unprotected
+	// seeds, and replicas that are asked for but do not exist yet.
+	RemovableReplicas int32
+	// ScaledToZero is true when the autoscaler itself took the target to zero.
+	ScaledToZero bool
+	// Recommendations and ScaleEvents are the history kept in status.
+	Recommendations []Recommendation
+	ScaleEvents     []ScaleEvent
+	// MetricFailures says since when each failing metric (by Key) has failed.
+	MetricFailures map[string]time.Time
+}
+
+// ConditionReason is the reason of a SeedAutoscaler condition.
+type ConditionReason string
+
+// Condition reasons, HPA's where they mean the same.
+const (
+	// AbleToScale
+	ReasonReadyForNewScale    ConditionReason = "ReadyForNewScale"
+	ReasonScaleUpStabilized   ConditionReason = "ScaleUpStabilized"
+	ReasonScaleDownStabilized ConditionReason = "ScaleDownStabilized"
+	ReasonSucceededRescale    ConditionReason = "SucceededRescale"
+	ReasonFailedGetScale      ConditionReason = "FailedGetScale"
+	ReasonFailedUpdateScale   ConditionReason = "FailedUpdateScale"
+	ReasonDryRun              ConditionReason = "DryRun"
+
+	// ScalingActive
+	ReasonValidMetricFound        ConditionReason = "ValidMetricFound"
+	ReasonFailedGetResourceMetric ConditionReason = "FailedGetResourceMetric"
+	ReasonIncompleteMetrics       ConditionReason = "IncompleteMetrics"
+	ReasonFailedGetPendingMetric  ConditionReason = "FailedGetPendingMetric"
+	ReasonFallbackActive          ConditionReason = "FallbackActive"
+	ReasonScalingDisabled         ConditionReason = "ScalingDisabled"
+	ReasonInvalidSelector         ConditionReason = "InvalidSelector"
+
+	// ScalingLimited
+	ReasonDesiredWithinRange   ConditionReason = "DesiredWithinRange"
+	ReasonTooManyReplicas      ConditionReason = "TooManyReplicas"
+	ReasonTooFewReplicas       ConditionReason = "TooFewReplicas"
+	ReasonScaleUpLimit         ConditionReason = "ScaleUpLimit"
+	ReasonScaleDownLimit       ConditionReason = "ScaleDownLimit"
+	ReasonTooFewRemovableSeeds ConditionReason = "TooFewRemovableSeeds"
+
+	// ScaledToZero
+	ReasonScaledToZero    ConditionReason = "ScaledToZero"
+	ReasonNotScaledToZero ConditionReason = "NotScaledToZero"
+)
+
+// Condition is the outcome of a decision for one condition type.
+type Condition struct {
+	Status  bool
+	Reason  ConditionReason
+	Message string
+}
+
+// MetricValue is the measured value of one metric, for status.currentMetrics.
+type MetricValue struct {
+	Key      string
+	Resource string
+	Target   Target
+	// Known is false when nothing could be measured.
+	Known bool
+	// Value is the total usage over the measured seeds.
+	Value float64
+	// AverageValue is the usage per measured seed.
+	AverageValue float64
+	// UtilizationPercent is Σusage / Σallocatable in percent, rounded down like HPA.
+	UtilizationPercent int32
+	// Proposal is the replicas this metric proposes; -1 when it proposes nothing.
+	Proposal int32
+}
+
+// Decision is what the autoscaler should do and what status should say.
+type Decision struct {
+	// DesiredReplicas is the replica count to scale the target to.
+	DesiredReplicas int32
+	// Reason says in one sentence what drove the decision, for events.
+	Reason string
+	// Recommendations and MetricFailures replace those in status.
+	Recommendations []Recommendation
+	MetricFailures  map[string]time.Time
+	// Metrics are the measured values, in the order of Input.Metrics.
+	Metrics []MetricValue
+
+	AbleToScale    Condition
+	ScalingActive  Condition
+	ScalingLimited Condition
+}

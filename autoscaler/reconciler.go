@@ -1,0 +1,338 @@
+// Package autoscaler is the SeedAutoscaler controller: it reads a target's seeds and their
+// metrics, asks autoscaler/recommend for the replicas, and writes them through the target's
+// scale subresource.
+package autoscaler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+)
+
+// DefaultSyncPeriod is how often every SeedAutoscaler is evaluated, as HPA's default.
+const DefaultSyncPeriod = 15 * time.Second
+
+// DefaultMetricMaxAge is how old a metric sample may be and still count.
+const DefaultMetricMaxAge = 5 * time.Minute
+
+// EventReason is the reason of an event the autoscaler emits.
+type EventReason string
+
+const (
+	// EventSuccessfulRescale: the target was scaled, old → new and why.
+	EventSuccessfulRescale EventReason = "SuccessfulRescale"
+	// EventDryRunRescale: in dry-run mode, the target would have been scaled.
+	EventDryRunRescale EventReason = "DryRunRescale"
+	// EventFailedRescale: writing the target's scale failed.
+	EventFailedRescale EventReason = "FailedRescale"
+	// EventFailedGetScale: reading the target's scale failed.
+	EventFailedGetScale EventReason = "FailedGetScale"
+	// EventMetricsUnavailable: metrics are missing, partial or stale (ScalingActive False).
+	EventMetricsUnavailable EventReason = "MetricsUnavailable"
+	// EventScalingLimited: a scale-in was held at what the set can remove.
+	EventScalingLimited EventReason = "ScalingLimited"
+)
+
+var (
+	seedGroupKind = schema.GroupKind{Group: gardencorev1beta1.GroupVersion.Group, Kind: "Seed"}
+	setGroupKind  = schema.GroupKind{Group: seedmanagementv1alpha1.GroupVersion.Group, Kind: "ManagedSeedSet"}
+)
+
+// Reconciler reconciles SeedAutoscalers. AddToManager fills the unset dependencies.
+type Reconciler struct {
+	// Client reads Seeds, ManagedSeeds and ManagedSeedSets from the cache and writes
+	// SeedAutoscaler status.
+	Client client.Client
+	// Reader reads the SeedAutoscaler itself from the API server, not the cache: its status
+	// holds the history the policies measure against, and a reconcile that the scale it
+	// just made triggers must see the scale event it just wrote, or it scales twice.
+	Reader client.Reader
+	// Scales reads and writes the target's scale subresource; Mapper maps its kind.
+	Scales scale.ScalesGetter
+	Mapper meta.RESTMapper
+	// Metrics is the custom metrics API (the adapter).
+	Metrics custommetrics.CustomMetricsClient
+	// Recorder emits events on the SeedAutoscaler.
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+	// SyncPeriod is how often each SeedAutoscaler is evaluated.
+	SyncPeriod time.Duration
+	// MetricMaxAge is how old a sample may be and still count.
+	MetricMaxAge time.Duration
+	// DryRun records recommendations in status and events but never scales.
+	DryRun bool
+	// Instruments are the controller's own Prometheus metrics.
+	Instruments *Instruments
+}
+
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=seedautoscalers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=seedautoscalers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets/scale,verbs=get;update
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=get;list;watch
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
+// +kubebuilder:rbac:groups=custom.metrics.k8s.io,resources=*,verbs=get;list
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile evaluates one SeedAutoscaler: read the target's scale, observe its seeds and
+// metrics, decide, scale, and write the status once at the end.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ reconcile.Result, retErr error) {
+	start := r.Clock.Now()
+	defer func() { r.Instruments.observeReconcile(r.Clock.Since(start), retErr) }()
+
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	if err := r.Reader.Get(ctx, req.NamespacedName, sa); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !sa.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil // nothing of ours to clean up
+	}
+	ctx = logf.IntoContext(ctx, logf.FromContext(ctx).WithValues("target", sa.Spec.ScaleTargetRef.Kind+"/"+sa.Spec.ScaleTargetRef.Name))
+
+	before := sa.DeepCopy()
+	defer func() {
+		if retErr == nil {
+			sa.Status.ObservedGeneration = sa.Generation
+		}
+		if err := r.patchStatus(ctx, before, sa); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+
+	if err := r.reconcileNormal(ctx, sa); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: r.SyncPeriod}, nil
+}
+
+// reconcileNormal is the story of one evaluation; it leaves the new status in sa.
+func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) error {
+	log := logf.FromContext(ctx)
+	now := r.Clock.Now()
+
+	gr, sc, err := r.getScale(ctx, sa)
+	if err != nil {
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, false, recommend.ReasonFailedGetScale, err.Error())
+		r.event(sa, corev1.EventTypeWarning, EventFailedGetScale, "GetScale", "%s", err.Error())
+		return err
+	}
+	sa.Status.CurrentReplicas = sc.Spec.Replicas
+
+	obs, err := r.observe(ctx, sa, sc)
+	if err != nil {
+		return err
+	}
+	if obs == nil { // the selector is unusable; the condition says why
+		return nil
+	}
+
+	d := recommend.Decide(buildInput(sa, obs, now, r.MetricMaxAge))
+	current, desired := sc.Spec.Replicas, d.DesiredReplicas
+	log.V(1).Info("Decided", "current", current, "desired", desired, "reason", d.Reason)
+
+	able := d.AbleToScale
+	scaled := false
+	if desired != current {
+		if r.DryRun {
+			able = recommend.Condition{Status: true, Reason: recommend.ReasonDryRun,
+				Message: fmt.Sprintf("dry run: would scale from %d to %d", current, desired)}
+			r.event(sa, corev1.EventTypeNormal, EventDryRunRescale, "Scale", "Dry run, not scaled: %s", rescaleMessage(current, desired, d.Reason))
+		} else {
+			sc.Spec.Replicas = desired
+			if _, err := r.Scales.Scales(sa.Namespace).Update(ctx, gr, sc, metav1.UpdateOptions{}); err != nil {
+				err = fmt.Errorf("scaling %s %s/%s from %d to %d: %w", sa.Spec.ScaleTargetRef.Kind, sa.Namespace, sa.Spec.ScaleTargetRef.Name, current, desired, err)
+				r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, false, recommend.ReasonFailedUpdateScale, err.Error())
+				r.event(sa, corev1.EventTypeWarning, EventFailedRescale, "Scale", "%s", err.Error())
+				return err
+			}
+			scaled = true
+			able = recommend.Condition{Status: true, Reason: recommend.ReasonSucceededRescale,
+				Message: fmt.Sprintf("the autoscaler scaled the target from %d to %d", current, desired)}
+			sa.Status.LastScaleTime = &metav1.Time{Time: now}
+			sa.Status.ScaleEvents = scaleEventsStatus(recommend.RecordScaleEvent(now, desired-current,
+				recommend.BehaviorFromSpec(sa.Spec.Behavior), scaleEventsFromStatus(sa.Status.ScaleEvents)))
+			log.Info("Scaled the target", "from", current, "to", desired, "reason", d.Reason)
+			r.event(sa, corev1.EventTypeNormal, EventSuccessfulRescale, "Scale", "%s", rescaleMessage(current, desired, d.Reason))
+		}
+	}
+	r.Instruments.decision(direction(current, desired))
+
+	r.writeDecision(sa, d, able)
+	switch {
+	case scaled && desired == 0:
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, true, recommend.ReasonScaledToZero,
+			"the autoscaler scaled the target to zero replicas: it had no demand and its last seed was empty")
+	case current > 0 || scaled:
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, false, recommend.ReasonNotScaledToZero,
+			"the target has replicas, or was not scaled to zero by the autoscaler")
+	}
+	return nil
+}
+
+// getScale reads the target's scale through its scale subresource.
+func (r *Reconciler) getScale(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) (schema.GroupResource, *autoscalingv1.Scale, error) {
+	ref := sa.Spec.ScaleTargetRef
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return schema.GroupResource{}, nil, fmt.Errorf("spec.scaleTargetRef.apiVersion %q of SeedAutoscaler %s: %w", ref.APIVersion, klog.KObj(sa), err)
+	}
+	mapping, err := r.Mapper.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}, gv.Version)
+	if err != nil {
+		return schema.GroupResource{}, nil, fmt.Errorf("mapping the target kind %s of SeedAutoscaler %s: %w", ref.Kind, klog.KObj(sa), err)
+	}
+	gr := mapping.Resource.GroupResource()
+	sc, err := r.Scales.Scales(sa.Namespace).Get(ctx, gr, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return gr, nil, fmt.Errorf("reading the scale of %s %s/%s: %w", ref.Kind, sa.Namespace, ref.Name, err)
+	}
+	return gr, sc, nil
+}
+
+// observe reads the target's seeds from the cache and their metrics from the custom
+// metrics API. It returns nil when the target's selector is unusable.
+func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale) (*observation, error) {
+	obs := &observation{
+		current:     sc.Spec.Replicas,
+		seeds:       map[string]*gardencorev1beta1.Seed{},
+		usage:       map[string]map[string]sample{},
+		usageErrors: map[string]string{},
+	}
+	selector, err := labels.Parse(sc.Status.Selector)
+	if err != nil || selector.Empty() {
+		msg := fmt.Sprintf("the target's scale has no usable status.selector (%q): the seeds of the target cannot be found", sc.Status.Selector)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, false, recommend.ReasonInvalidSelector, msg)
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, true, recommend.ReasonReadyForNewScale, "the target's scale can be read")
+		return nil, nil
+	}
+
+	ref := sa.Spec.ScaleTargetRef
+	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+	targetGK := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
+	if targetGK == setGroupKind {
+		obs.set = &seedmanagementv1alpha1.ManagedSeedSet{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: sa.Namespace, Name: ref.Name}, obs.set); err != nil {
+			return nil, fmt.Errorf("reading ManagedSeedSet %s/%s, the target of SeedAutoscaler %s: %w", sa.Namespace, ref.Name, klog.KObj(sa), err)
+		}
+		list := &seedmanagementv1alpha1.ManagedSeedList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(sa.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+			return nil, fmt.Errorf("listing the ManagedSeeds of ManagedSeedSet %s/%s: %w", sa.Namespace, ref.Name, err)
+		}
+		obs.managedSeeds = list.Items
+	}
+	seeds := &gardencorev1beta1.SeedList{}
+	if err := r.Client.List(ctx, seeds, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return nil, fmt.Errorf("listing the seeds of %s %s/%s: %w", ref.Kind, sa.Namespace, ref.Name, err)
+	}
+	// Seeds are cluster-scoped: of a ManagedSeedSet, only the seeds of its own ManagedSeeds
+	// (named alike) count, even if a set elsewhere uses the same labels.
+	mine := map[string]bool{}
+	for _, ms := range obs.managedSeeds {
+		mine[ms.Name] = true
+	}
+	for i := range seeds.Items {
+		if obs.set == nil || mine[seeds.Items[i].Name] {
+			obs.seeds[seeds.Items[i].Name] = &seeds.Items[i]
+		}
+	}
+
+	for _, res := range resourcesOf(sa) {
+		values, err := r.Metrics.RootScopedMetrics().GetForObjects(seedGroupKind, selector, MetricSeedUsage,
+			labels.SelectorFromSet(labels.Set{"resource": res}))
+		if err != nil {
+			r.Instruments.fetchError(MetricSeedUsage)
+			obs.usageErrors[res] = fmt.Sprintf("fetching %s{resource=%q} from the custom metrics API: %v", MetricSeedUsage, res, err)
+			continue
+		}
+		byName := map[string]sample{}
+		for _, v := range values.Items {
+			if _, ok := obs.seeds[v.DescribedObject.Name]; ok {
+				byName[v.DescribedObject.Name] = sample{value: v.Value.AsApproximateFloat64(), at: v.Timestamp.Time}
+			}
+		}
+		obs.usage[res] = byName
+	}
+
+	pending, err := r.Metrics.NamespacedMetrics(sa.Namespace).GetForObject(targetGK, ref.Name, MetricPendingShoots, labels.Everything())
+	if err != nil {
+		r.Instruments.fetchError(MetricPendingShoots)
+		logf.FromContext(ctx).V(1).Info("Pending shoots unknown", "error", err.Error())
+	} else {
+		obs.pending = &sample{value: pending.Value.AsApproximateFloat64(), at: pending.Timestamp.Time}
+	}
+	return obs, nil
+}
+
+// writeDecision puts the decision into status, and emits a Warning the moment metrics
+// become unavailable and an event the moment a scale-in is held by removable seeds.
+func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d recommend.Decision, able recommend.Condition) {
+	wasActive := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+	wasLimited := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingLimited)
+	if !d.ScalingActive.Status && (wasActive == nil || wasActive.Status != metav1.ConditionFalse || wasActive.Reason != string(d.ScalingActive.Reason)) {
+		r.event(sa, corev1.EventTypeWarning, EventMetricsUnavailable, "Evaluate", "%s", d.ScalingActive.Message)
+	}
+	if d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds && (wasLimited == nil || wasLimited.Reason != string(d.ScalingLimited.Reason)) {
+		r.event(sa, corev1.EventTypeNormal, EventScalingLimited, "Evaluate", "%s", d.ScalingLimited.Message)
+	}
+
+	sa.Status.DesiredReplicas = d.DesiredReplicas
+	sa.Status.CurrentMetrics = metricStatuses(d.Metrics)
+	sa.Status.Targets = recommend.Targets(d.Metrics)
+	sa.Status.Recommendations = recommendationsStatus(d.Recommendations)
+	sa.Status.MetricFailures = metricFailuresStatus(d.MetricFailures)
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, able.Status, able.Reason, able.Message)
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive.Status, d.ScalingActive.Reason, d.ScalingActive.Message)
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited.Status, d.ScalingLimited.Reason, d.ScalingLimited.Message)
+}
+
+func (r *Reconciler) setCondition(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string, status bool, reason recommend.ConditionReason, message string) {
+	s := metav1.ConditionFalse
+	if status {
+		s = metav1.ConditionTrue
+	}
+	c := metav1.Condition{Type: typ, Status: s, Reason: string(reason), Message: message, ObservedGeneration: sa.Generation}
+	if existing := meta.FindStatusCondition(sa.Status.Conditions, typ); existing == nil || existing.Status != s {
+		c.LastTransitionTime = metav1.NewTime(r.Clock.Now())
+	}
+	meta.SetStatusCondition(&sa.Status.Conditions, c)
+}
+
+func (r *Reconciler) event(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string, reason EventReason, action, note string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(sa, nil, typ, string(reason), action, note, args...)
+	}
+}
+
+// patchStatus writes the status once, when it changed.
+func (r *Reconciler) patchStatus(ctx context.Context, before, sa *seedmanagementv1alpha1.SeedAutoscaler) error {
+	if apiequality.Semantic.DeepEqual(before.Status, sa.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, sa, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("writing the status of SeedAutoscaler %s: %w", klog.KObj(sa), err)
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package autoscaler_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
+	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/autoscaler"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	// SEEDSCALER_TEST_V=1 shows the controller's decisions.
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("v", os.Getenv("SEEDSCALER_TEST_V"))
+	ctrl.SetLogger(klog.NewKlogr())
+	var err error
+	env, err = testenv.Start(testenv.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}
+
+// fakeMetrics is an in-test custom metrics API: garden_seed_usage per resource and seed,
+// and the pending-fit metric per ManagedSeedSet. It stands in for the adapter.
+type fakeMetrics struct {
+	mu      sync.Mutex
+	clock   *clocktesting.FakeClock
+	usage   map[string]map[string]float64 // resource → seed → value
+	pending map[string]float64            // set name → pending shoots
+	down    bool
+}
+
+func newFakeMetrics(clock *clocktesting.FakeClock) *fakeMetrics {
+	return &fakeMetrics{clock: clock, usage: map[string]map[string]float64{}, pending: map[string]float64{}}
+}
+
+func (f *fakeMetrics) setUsage(res, seed string, v float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.usage[res] == nil {
+		f.usage[res] = map[string]float64{}
+	}
+	f.usage[res][seed] = v
+}
+
+func (f *fakeMetrics) setPending(set string, v float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending[set] = v
+}
+
+func (f *fakeMetrics) setDown(down bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = down
+}
+
+func (f *fakeMetrics) RootScopedMetrics() custommetrics.MetricsInterface { return &fakeScope{f: f} }
+func (f *fakeMetrics) NamespacedMetrics(ns string) custommetrics.MetricsInterface {
+	return &fakeScope{f: f, namespace: ns}
+}
+
+type fakeScope struct {
+	f         *fakeMetrics
+	namespace string
+}
+
+var errUnavailable = fmt.Errorf("the server is currently unable to handle the request (get seeds.core.gardener.cloud *)")
+
+func (s *fakeScope) GetForObject(gk schema.GroupKind, name, metric string, _ labels.Selector) (*cmv1beta2.MetricValue, error) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	if s.f.down {
+		return nil, errUnavailable
+	}
+	v, ok := s.f.pending[name]
+	if gk.Kind != "ManagedSeedSet" || metric != autoscaler.MetricPendingShoots || !ok {
+		return nil, fmt.Errorf("%s of %s %s/%s not found", metric, gk.Kind, s.namespace, name)
+	}
+	return &cmv1beta2.MetricValue{
+		DescribedObject: corev1.ObjectReference{Kind: gk.Kind, Namespace: s.namespace, Name: name},
+		Metric:          cmv1beta2.MetricIdentifier{Name: metric},
+		Timestamp:       metav1.NewTime(s.f.clock.Now()),
+		Value:           *resource.NewQuantity(int64(v), resource.DecimalSI),
+	}, nil
+}
+
+func (s *fakeScope) GetForObjects(gk schema.GroupKind, _ labels.Selector, metric string, metricSelector labels.Selector) (*cmv1beta2.MetricValueList, error) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	if s.f.down {
+		return nil, errUnavailable
+	}
+	if gk.Kind != "Seed" || metric != autoscaler.MetricSeedUsage {
+		return nil, fmt.Errorf("no metric %s for %s", metric, gk.Kind)
+	}
+	out := &cmv1beta2.MetricValueList{}
+	for res, seeds := range s.f.usage {
+		if !metricSelector.Matches(labels.Set{"resource": res}) {
+			continue
+		}
+		// The fake ignores the object selector; the controller keeps only its own seeds.
+		for seed, v := range seeds {
+			out.Items = append(out.Items, cmv1beta2.MetricValue{
+				DescribedObject: corev1.ObjectReference{Kind: "Seed", Name: seed},
+				Metric:          cmv1beta2.MetricIdentifier{Name: metric},
+				Timestamp:       metav1.NewTime(s.f.clock.Now()),
+				Value:           *resource.NewQuantity(int64(v), resource.DecimalSI),
+			})
+		}
+	}
+	return out, nil
+}
+
+// fixture is one test's namespace, set, seeds and autoscaler.
+type fixture struct {
+	t       *testing.T
+	ctx     context.Context
+	ns      string
+	name    string
+	clock   *clocktesting.FakeClock
+	metrics *fakeMetrics
+}
+
+func newFixture(t *testing.T, name string) *fixture {
+	t.Helper()
+	ctx := t.Context()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	require.NoError(t, env.Client.Create(ctx, ns))
+	clock := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	return &fixture{t: t, ctx: ctx, ns: name, name: name, clock: clock, metrics: newFakeMetrics(clock)}
+}
+
+// createSet creates the GEP's example ManagedSeedSet under the fixture's name, selecting
+// by a label unique to the test, with the given replicas and status.selector.
+func (f *fixture) createSet(replicas int32, annotations map[string]string) *seedmanagementv1alpha1.ManagedSeedSet {
+	f.t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(f.t, err)
+	data, err := os.ReadFile(filepath.Join(root, "examples", "managedseedset.yaml"))
+	require.NoError(f.t, err)
+	set := &seedmanagementv1alpha1.ManagedSeedSet{}
+	require.NoError(f.t, yaml.Unmarshal(data, set))
+	set.Name, set.Namespace, set.Annotations = f.name, f.ns, annotations
+	set.Spec.Replicas = ptr.To(replicas)
+	set.Spec.Selector.MatchLabels["set"] = seedmanagementv1alpha1.LabelValue(f.name)
+	set.Spec.Template.Labels["set"] = f.name
+	set.Spec.ShootTemplate.Labels["set"] = f.name
+	set.Spec.Template.Spec.SeedTemplate.Labels["set"] = f.name
+	require.NoError(f.t, env.Client.Create(f.ctx, set))
+	set.Status.Replicas = replicas
+	set.Status.Selector = "foo=bar,set=" + f.name
+	require.NoError(f.t, env.Client.Status().Update(f.ctx, set))
+	return set
+}
+
+// addReplica creates a replica's ManagedSeed and its ready Seed with 100 allocatable shoots
+// and the given usage in the metrics.
+func (f *fixture) addReplica(set *seedmanagementv1alpha1.ManagedSeedSet, name string, shoots float64, protected bool) {
+	f.t.Helper()
+	ms := &seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Namespace: f.ns, Labels: set.Spec.Template.Labels,
+	}}
+	if protected {
+		ms.Annotations = map[string]string{seedmanagementv1alpha1.AnnotationProtectFromDeletion: "true"}
+	}
+	ms.Spec = *set.Spec.Template.Spec.DeepCopy()
+	ms.Spec.Shoot = &seedmanagementv1alpha1.Shoot{Name: name}
+	require.NoError(f.t, env.Client.Create(f.ctx, ms))
+
+	seed := builders.MakeSeed(name).Labels("foo", "bar", "set", f.name).Allocatable(100).Ready().Obj()
+	status := seed.Status
+	require.NoError(f.t, env.Client.Create(f.ctx, seed))
+	seed.Status = status
+	require.NoError(f.t, env.Client.Status().Update(f.ctx, seed))
+	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, name, shoots)
+}
+
+// createAutoscaler creates a SeedAutoscaler for the set on shoots utilization.
+func (f *fixture) createAutoscaler(minR, maxR, utilization int32, behavior *seedmanagementv1alpha1.SeedAutoscalerBehavior) *seedmanagementv1alpha1.SeedAutoscaler {
+	f.t.Helper()
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: f.name, Namespace: f.ns},
+		Spec: seedmanagementv1alpha1.SeedAutoscalerSpec{
+			ScaleTargetRef: seedmanagementv1alpha1.CrossVersionObjectReference{
+				APIVersion: seedmanagementv1alpha1.GroupVersion.String(), Kind: "ManagedSeedSet", Name: f.name,
+			},
+			MinReplicas: ptr.To(minR),
+			MaxReplicas: maxR,
+			Metrics: []seedmanagementv1alpha1.MetricSpec{{
+				Type: seedmanagementv1alpha1.ResourceMetricSourceType,
+				Resource: &seedmanagementv1alpha1.ResourceMetricSource{Name: "shoots", Target: seedmanagementv1alpha1.MetricTarget{
+					Type: seedmanagementv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To(utilization),
+				}},
+			}},
+			Behavior: behavior,
+		},
+	}
+	require.NoError(f.t, env.Client.Create(f.ctx, sa))
+	return sa
+}
+
+// start runs a new controller instance until the returned stop is called; a real manager
+// with a fresh Reconciler, so two starts are a restart.
+func (f *fixture) start(dryRun bool) (stop func()) {
+	f.t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlConfig(),
+	})
+	require.NoError(f.t, err)
+	instruments, err := autoscaler.NewInstruments(prometheus.NewRegistry())
+	require.NoError(f.t, err)
+	r := &autoscaler.Reconciler{
+		Metrics: f.metrics, Clock: f.clock, SyncPeriod: 100 * time.Millisecond, DryRun: dryRun, Instruments: instruments,
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	require.NoError(f.t, r.AddToManager(ctx, mgr))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+				f.t.Errorf("the manager stopped with an error: %v", err)
+			}
+		}
+	}
+	f.t.Cleanup(stop)
+	return stop
+}
+
+func (f *fixture) get() *seedmanagementv1alpha1.SeedAutoscaler {
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: f.name}, sa))
+	return sa
+}
+
+func (f *fixture) specReplicas() int32 {
+	set := &seedmanagementv1alpha1.ManagedSeedSet{}
+	require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: f.name}, set))
+	return ptr.Deref(set.Spec.Replicas, -1)
+}
