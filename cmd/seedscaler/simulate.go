@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/scheme"
+	"github.com/seedscaler/seedscaler/simulator"
+)
+
+func simulateCommand() *cobra.Command {
+	var (
+		opts       app.Options
+		configPath string
+		speed      float64
+		duration   time.Duration
+		seed       uint64
+		timeline   string
+	)
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Play gardenlets, infrastructure and tenant demand against a garden cluster",
+		Long: "Plays what a landscape has besides seedscaler: shoots are created and deleted after simulated delays, " +
+			"gardenlets renew their seeds' heartbeat Leases, and tenants create and delete shoots following a demand " +
+			"profile. See docs/simulator.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := &simulator.Configuration{}
+			if configPath != "" {
+				var err error
+				if cfg, err = simulator.LoadConfiguration(configPath); err != nil {
+					return err
+				}
+			} else {
+				simulator.SetDefaults(cfg)
+			}
+			flags := cmd.Flags()
+			if flags.Changed("speed") {
+				cfg.Speed = speed
+			}
+			if flags.Changed("duration") {
+				cfg.Duration.Duration = duration
+			}
+			if flags.Changed("seed") {
+				cfg.RandomSeed = &seed
+			}
+			if err := simulator.Validate(cfg); err != nil {
+				return fmt.Errorf("simulator configuration: %w", err)
+			}
+			return runSimulate(cmd.Context(), &opts, cfg, timeline)
+		},
+	}
+	fs := cmd.Flags()
+	opts.AddFlags(fs, 8088, 8089)
+	fs.StringVar(&configPath, "config", "", "SimulatorConfiguration file (examples/config/simulator.yaml). Empty: the defaults, a constant demand of 0.")
+	fs.Float64Var(&speed, "speed", 1, "Simulated seconds per wall-clock second; overrides the file's speed.")
+	fs.DurationVar(&duration, "duration", 0, "Simulated time to run, 0 until stopped; overrides the file's duration.")
+	fs.Uint64Var(&seed, "seed", 1, "Seed of every random draw; overrides the file's randomSeed.")
+	fs.StringVar(&timeline, "timeline", "", "Write the timeline CSV to this file at the end.")
+	return cmd
+}
+
+func runSimulate(ctx context.Context, opts *app.Options, cfg *simulator.Configuration, timelinePath string) error {
+	restCfg, err := opts.RESTConfig()
+	if err != nil {
+		return err
+	}
+	mgr, err := opts.NewManager("simulator", restCfg, nil)
+	if err != nil {
+		return err
+	}
+	// The simulator reads straight from the API server, not a cache: a tenant must see the
+	// shoots it just created, or it creates them again.
+	c, err := client.New(restCfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return fmt.Errorf("creating the simulator's client: %w", err)
+	}
+	sim := simulator.New(cfg, c, clock.RealClock{}, nil)
+	sim.Progress = os.Stdout
+
+	mgrCtx, stopMgr := context.WithCancel(ctx)
+	mgrDone := make(chan error, 1)
+	go func() { mgrDone <- mgr.Start(mgrCtx) }()
+
+	runErr := sim.Run(log.IntoContext(ctx, mgr.GetLogger()))
+	stopMgr()
+	if err := <-mgrDone; err != nil && runErr == nil {
+		runErr = fmt.Errorf("serving metrics and health probes: %w", err)
+	}
+	if timelinePath != "" {
+		if err := writeTimeline(timelinePath, sim.Timeline()); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	return runErr
+}
+
+func writeTimeline(path string, samples []simulator.Sample) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the timeline: %w", err)
+	}
+	if err := simulator.WriteTimelineCSV(f, samples); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the timeline %s: %w", path, err)
+	}
+	return f.Close()
+}

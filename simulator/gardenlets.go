@@ -1,0 +1,174 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// Reasons of the BackupBucketsReady condition the simulated gardenlets write.
+const (
+	ReasonBackupBucketsAvailable   = "BackupBucketsAvailable"
+	ReasonBackupBucketsUnavailable = "BackupBucketsUnavailable"
+)
+
+// GardenletRuns says whether a gardenlet runs for a seed: for a seed registered by a
+// ManagedSeed (named like the seed) once the ManagedSeed's shoot succeeded; for any other
+// seed when renewUnmanaged is set. shootState looks up the lastOperation state of a shoot
+// by namespace and name ("" when it has none or does not exist).
+func GardenletRuns(seedName string, managed map[string]*seedmanagementv1alpha1.ManagedSeed, shootState func(namespace, name string) gardencorev1beta1.LastOperationState, renewUnmanaged bool) bool {
+	ms, ok := managed[seedName]
+	if !ok {
+		return renewUnmanaged
+	}
+	if ms.Spec.Shoot == nil {
+		return false
+	}
+	return shootState(ms.Namespace, ms.Spec.Shoot.Name) == gardencorev1beta1.LastOperationStateSucceeded
+}
+
+// seedFaults are the faults injected by hand with the faults annotation on the seed.
+func seedFaults(seed *gardencorev1beta1.Seed) []FaultType {
+	var out []FaultType
+	for f := range strings.SplitSeq(seed.Annotations[AnnotationFaults], ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, FaultType(f))
+		}
+	}
+	return out
+}
+
+func (s *Simulator) faulty(seed *gardencorev1beta1.Seed, typ FaultType, elapsed time.Duration) bool {
+	return FaultActive(s.cfg.Faults, typ, seed.Name, elapsed) || slices.Contains(seedFaults(seed), typ)
+}
+
+// reconcileGardenlets renews the heartbeat Lease of every seed whose gardenlet runs and
+// reports its backup buckets, unless a fault says otherwise.
+func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev1beta1.Seed, managedSeeds []seedmanagementv1alpha1.ManagedSeed,
+	shoots []gardencorev1beta1.Shoot, now time.Time, elapsed time.Duration) []error {
+	managed := make(map[string]*seedmanagementv1alpha1.ManagedSeed, len(managedSeeds))
+	for i := range managedSeeds {
+		managed[managedSeeds[i].Name] = &managedSeeds[i]
+	}
+	states := make(map[string]gardencorev1beta1.LastOperationState, len(shoots))
+	for i := range shoots {
+		if op := shoots[i].Status.LastOperation; op != nil {
+			states[shoots[i].Namespace+"/"+shoots[i].Name] = op.State
+		}
+	}
+	shootState := func(namespace, name string) gardencorev1beta1.LastOperationState { return states[namespace+"/"+name] }
+
+	// A heartbeat more often than once a tick cannot be kept anyway.
+	interval := max(s.real(s.cfg.Gardenlets.HeartbeatInterval.Duration), s.cfg.Tick.Duration)
+	var errs []error
+	for i := range seeds {
+		seed := &seeds[i]
+		if !GardenletRuns(seed.Name, managed, shootState, *s.cfg.Gardenlets.RenewUnmanagedSeeds) {
+			continue
+		}
+		if !s.faulty(seed, FaultHeartbeat, elapsed) {
+			if last, ok := s.lastHeartbeat[seed.Name]; !ok || now.Sub(last) >= interval {
+				if err := s.renewLease(ctx, seed.Name, interval, now); err != nil {
+					errs = append(errs, err)
+				} else {
+					s.lastHeartbeat[seed.Name] = now
+				}
+			}
+		}
+		if seed.Spec.Backup != nil {
+			if err := s.reportBackup(ctx, seed, !s.faulty(seed, FaultBackup, elapsed), now); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
+func (s *Simulator) renewLease(ctx context.Context, seedName string, interval time.Duration, now time.Time) error {
+	if err := s.ensureNamespace(ctx, LeaseNamespace); err != nil {
+		return err
+	}
+	renew := metav1.NewMicroTime(now)
+	lease := &coordinationv1.Lease{}
+	err := s.client.Get(ctx, client.ObjectKey{Namespace: LeaseNamespace, Name: seedName}, lease)
+	if apierrors.IsNotFound(err) {
+		lease = &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: LeaseNamespace, Name: seedName},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity:       ptr.To("gardenlet-" + seedName),
+				LeaseDurationSeconds: ptr.To(int32(math.Ceil(3 * interval.Seconds()))),
+				AcquireTime:          &renew,
+				RenewTime:            &renew,
+			},
+		}
+		if err := s.client.Create(ctx, lease); err != nil {
+			return fmt.Errorf("creating the heartbeat Lease of seed %s: %w", seedName, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the heartbeat Lease of seed %s: %w", seedName, err)
+	}
+	orig := lease.DeepCopy()
+	lease.Spec.RenewTime = &renew
+	lease.Spec.HolderIdentity = ptr.To("gardenlet-" + seedName)
+	if err := s.client.Patch(ctx, lease, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("renewing the heartbeat Lease of seed %s: %w", seedName, err)
+	}
+	return nil
+}
+
+// reportBackup sets the seed's BackupBucketsReady condition with a server-side apply of that
+// one condition, so no other condition or status field is touched.
+func (s *Simulator) reportBackup(ctx context.Context, seed *gardencorev1beta1.Seed, ready bool, now time.Time) error {
+	status, reason, message := metav1.ConditionTrue, ReasonBackupBucketsAvailable, "The seed's backup buckets are available (simulated)."
+	if !ready {
+		status, reason, message = metav1.ConditionFalse, ReasonBackupBucketsUnavailable, "The seed's backup buckets are unavailable (simulated fault)."
+	}
+	if c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedBackupBucketsReady); c != nil && c.Status == status && c.Reason == reason {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Seed"))
+	u.SetName(seed.Name)
+	condition := map[string]any{
+		"type":               gardencorev1beta1.SeedBackupBucketsReady,
+		"status":             string(status),
+		"reason":             reason,
+		"message":            message,
+		"lastTransitionTime": now.UTC().Format(time.RFC3339),
+	}
+	if err := unstructured.SetNestedSlice(u.Object, []any{condition}, "status", "conditions"); err != nil {
+		return err
+	}
+	if err := s.client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("setting condition %s of seed %s: %w", gardencorev1beta1.SeedBackupBucketsReady, seed.Name, err)
+	}
+	log.FromContext(ctx).Info("Seed backup buckets", "seed", klog.KObj(seed), "ready", ready)
+	return nil
+}
+
+func createNamespace(ctx context.Context, c client.Client, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// reconcileShoots plays the infrastructure for every shoot, the tenants' and the
+// ManagedSeedSets' replicas alike.
+func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1beta1.Shoot, now time.Time) []error {
+	var errs []error
+	seen := make(map[string]bool, len(shoots))
+	for i := range shoots {
+		shoot := &shoots[i]
+		seen[string(shoot.UID)] = true
+		var err error
+		if shoot.DeletionTimestamp != nil {
+			err = s.reconcileShootDeletion(ctx, shoot, now)
+		} else {
+			err = s.reconcileShoot(ctx, shoot, now)
+		}
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, err)
+		}
+	}
+	// Forget shoots that are gone.
+	for uid := range s.operationDue {
+		if !seen[string(uid)] {
+			delete(s.operationDue, uid)
+		}
+	}
+	for uid := range s.deletionDue {
+		if !seen[string(uid)] {
+			delete(s.deletionDue, uid)
+		}
+	}
+	return errs
+}
+
+func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
+	transition := NextShootTransition(shoot, s.operationDue[shoot.UID], now)
+
+	// Metadata first: the finalizer, and consuming the retry annotation.
+	if !controllerutil.ContainsFinalizer(shoot, Finalizer) || transition.RemoveRetry {
+		orig := shoot.DeepCopy()
+		controllerutil.AddFinalizer(shoot, Finalizer)
+		if transition.RemoveRetry {
+			delete(shoot.Annotations, seedmanagementv1alpha1.AnnotationOperation)
+		}
+		if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("patching the metadata of shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
+		}
+	}
+
+	op := shoot.Status.LastOperation
+	var next *gardencorev1beta1.LastOperation
+	switch transition.Action {
+	case ActionNone:
+		return nil
+	case ActionCreate:
+		next = processing(gardencorev1beta1.LastOperationTypeCreate, now)
+	case ActionReconcile:
+		next = processing(gardencorev1beta1.LastOperationTypeReconcile, now)
+	case ActionRetry:
+		next = processing(op.Type, now)
+	case ActionFinish:
+		next = &gardencorev1beta1.LastOperation{Type: op.Type, State: gardencorev1beta1.LastOperationStateSucceeded,
+			Progress: 100, LastUpdateTime: metaTime(now), Description: fmt.Sprintf("%s of the shoot succeeded (simulated).", op.Type)}
+		if s.rand.Float64() < s.cfg.Shoots.FailureRate {
+			next.State, next.Progress = gardencorev1beta1.LastOperationStateFailed, 0
+			next.Description = fmt.Sprintf("%s of the shoot failed (simulated infrastructure failure); annotate it %s=%s to retry.",
+				op.Type, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
+		}
+	}
+
+	orig := shoot.DeepCopy()
+	shoot.Status.LastOperation = next
+	shoot.Status.SeedName = ptr.To(*shoot.Spec.SeedName)
+	if transition.Action == ActionFinish {
+		shoot.Status.ObservedGeneration = shoot.Generation
+	}
+	if err := s.client.Status().Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("patching the status of shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
+	}
+	if next.State == gardencorev1beta1.LastOperationStateProcessing {
+		s.operationDue[shoot.UID] = now.Add(s.real(Jittered(s.cfg.Shoots.CreateDelay.Duration, *s.cfg.Shoots.Jitter, s.rand.Float64())))
+	} else {
+		delete(s.operationDue, shoot.UID)
+	}
+	log.FromContext(ctx).V(1).Info("Shoot operation", "shoot", klog.KObj(shoot), "type", next.Type, "state", next.State)
+	return nil
+}
+
+// reconcileShootDeletion reports the deletion as in flight, and once the simulated
+// infrastructure is gone, lets the shoot go.
+func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
+	if !controllerutil.ContainsFinalizer(shoot, Finalizer) {
+		return nil
+	}
+	due, ok := s.deletionDue[shoot.UID]
+	if !ok {
+		due = now.Add(s.real(Jittered(s.cfg.Shoots.DeleteDelay.Duration, *s.cfg.Shoots.Jitter, s.rand.Float64())))
+		s.deletionDue[shoot.UID] = due
+	}
+	if now.Before(due) {
+		if op := shoot.Status.LastOperation; op != nil && op.Type == gardencorev1beta1.LastOperationTypeDelete {
+			return nil
+		}
+		orig := shoot.DeepCopy()
+		shoot.Status.LastOperation = processing(gardencorev1beta1.LastOperationTypeDelete, now)
+		if err := s.client.Status().Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("patching the status of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
+		}
+		return nil
+	}
+	orig := shoot.DeepCopy()
+	controllerutil.RemoveFinalizer(shoot, Finalizer)
+	if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("removing the finalizer of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
+	}
+	delete(s.deletionDue, shoot.UID)
+	log.FromContext(ctx).V(1).Info("Shoot deleted", "shoot", klog.KObj(shoot))
+	return nil
+}
+
+func processing(typ gardencorev1beta1.LastOperationType, now time.Time) *gardencorev1beta1.LastOperation {
+	return &gardencorev1beta1.LastOperation{Type: typ, State: gardencorev1beta1.LastOperationStateProcessing,
+		LastUpdateTime: metaTime(now), Description: fmt.Sprintf("%s of the shoot is in progress (simulated).", typ)}
+}

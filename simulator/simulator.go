@@ -1,0 +1,186 @@
+// Package simulator plays what a landscape has besides seedscaler: the infrastructure that
+// creates and deletes shoots, the gardenlets that heartbeat for their seeds, and tenants whose
+// demand for shoots follows a profile. It acts only through the Kubernetes API, like
+// everyone else, and writes only the fields it owns.
+package simulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+const (
+	// FieldOwner is the field manager of every write of the simulator.
+	FieldOwner = "seedscaler-simulator"
+	// Finalizer keeps a deleted shoot until the simulated infrastructure is gone.
+	Finalizer = "simulator.seedscaler.io/infrastructure"
+	// LabelTenant marks the shoots the simulated tenants created (and may delete).
+	LabelTenant = "simulator.seedscaler.io/tenant"
+	// AnnotationExpiresAt on a tenant shoot is when (RFC 3339, the simulator's clock) its
+	// tenant deletes it.
+	AnnotationExpiresAt = "simulator.seedscaler.io/expires-at"
+	// AnnotationFaults on a Seed injects faults by hand while it is set: a comma-separated
+	// list of heartbeat and backup.
+	AnnotationFaults = "simulator.seedscaler.io/faults"
+	// LeaseNamespace holds the seeds' heartbeat Leases, one per seed, named like it.
+	LeaseNamespace = "gardener-system-seed-lease"
+	// ProjectNamespacePrefix prefixes a project's name to make its namespace.
+	ProjectNamespacePrefix = "garden-"
+)
+
+// Simulator plays gardenlets, infrastructure and tenants. Drive it with Run, or step by step
+// with Step (tests do, with a fake clock).
+type Simulator struct {
+	cfg    *Configuration
+	client client.Client
+	clock  clock.WithTicker
+	rand   *rand.Rand
+
+	// Progress receives a progress line per progress interval; nil prints none.
+	Progress io.Writer
+
+	// State below is touched only by Step, which runs in one goroutine at a time.
+	start         time.Time
+	started       bool
+	nextSample    time.Duration
+	operationDue  map[types.UID]time.Time // when the operation in flight of a shoot ends
+	deletionDue   map[types.UID]time.Time // when a deleted shoot's infrastructure is gone
+	lastHeartbeat map[string]time.Time    // per seed
+	namespaces    map[string]bool         // known to exist
+
+	mu       sync.Mutex
+	timeline []Sample
+}
+
+// New returns a simulator for a defaulted and validated configuration. All time comes from
+// clk; every random draw from rnd, or, when it is nil, from a source seeded with
+// cfg.RandomSeed. Writes go through c with FieldOwner as field manager.
+func New(cfg *Configuration, c client.Client, clk clock.WithTicker, rnd *rand.Rand) *Simulator {
+	if rnd == nil {
+		seed := uint64(1)
+		if cfg.RandomSeed != nil {
+			seed = *cfg.RandomSeed
+		}
+		rnd = rand.New(rand.NewPCG(seed, seed))
+	}
+	return &Simulator{
+		cfg:           cfg,
+		client:        client.WithFieldOwner(c, FieldOwner),
+		clock:         clk,
+		rand:          rnd,
+		operationDue:  map[types.UID]time.Time{},
+		deletionDue:   map[types.UID]time.Time{},
+		lastHeartbeat: map[string]time.Time{},
+		namespaces:    map[string]bool{},
+	}
+}
+
+// Run steps the simulation every tick until the configured duration of simulated time has
+// passed (or forever when it is 0) or ctx ends. A failed step is logged and the next one
+// tries again, as a controller would.
+func (s *Simulator) Run(ctx context.Context) error {
+	logger := log.FromContext(ctx).WithName("simulator")
+	ctx = log.IntoContext(ctx, logger)
+	ticker := s.clock.NewTicker(s.cfg.Tick.Duration)
+	defer ticker.Stop()
+	logger.Info("Starting the simulation", "speed", s.cfg.Speed, "duration", s.cfg.Duration.Duration, "profile", s.cfg.Demand.Profile)
+	for {
+		if err := s.Step(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			logger.Error(err, "Simulation step failed; trying again next tick")
+		}
+		if d := s.cfg.Duration.Duration; d > 0 && s.Elapsed() >= d {
+			logger.Info("Simulation finished", "simulatedTime", s.Elapsed())
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C():
+		}
+	}
+}
+
+// Elapsed is the simulated time since the first step.
+func (s *Simulator) Elapsed() time.Duration {
+	if !s.started {
+		return 0
+	}
+	return s.simulated(s.clock.Since(s.start))
+}
+
+// simulated turns wall-clock time into simulated time.
+func (s *Simulator) simulated(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * s.cfg.Speed)
+}
+
+// real turns simulated time into wall-clock time.
+func (s *Simulator) real(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / s.cfg.Speed)
+}
+
+// Step does one round of everything: shoot lifecycles, gardenlets, tenants, and a timeline
+// sample when one is due.
+func (s *Simulator) Step(ctx context.Context) error {
+	now := s.clock.Now()
+	if !s.started {
+		s.start, s.started = now, true
+	}
+	elapsed := s.simulated(now.Sub(s.start))
+
+	shoots := &gardencorev1beta1.ShootList{}
+	if err := s.client.List(ctx, shoots); err != nil {
+		return fmt.Errorf("listing shoots: %w", err)
+	}
+	seeds := &gardencorev1beta1.SeedList{}
+	if err := s.client.List(ctx, seeds); err != nil {
+		return fmt.Errorf("listing seeds: %w", err)
+	}
+	managedSeeds := &seedmanagementv1alpha1.ManagedSeedList{}
+	if err := s.client.List(ctx, managedSeeds); err != nil {
+		return fmt.Errorf("listing managed seeds: %w", err)
+	}
+
+	desired := Desired(&s.cfg.Demand, elapsed)
+	if elapsed >= s.nextSample {
+		s.record(TakeSample(elapsed, desired, shoots.Items, seeds.Items))
+		for s.nextSample <= elapsed {
+			s.nextSample += s.cfg.ProgressInterval.Duration
+		}
+	}
+
+	var errs []error
+	errs = append(errs, s.reconcileShoots(ctx, shoots.Items, now)...)
+	errs = append(errs, s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, shoots.Items, now, elapsed)...)
+	errs = append(errs, s.reconcileTenants(ctx, shoots.Items, desired, now)...)
+	return errors.Join(errs...)
+}
+
+func (s *Simulator) ensureNamespace(ctx context.Context, name string) error {
+	if s.namespaces[name] {
+		return nil
+	}
+	if err := createNamespace(ctx, s.client, name); err != nil {
+		return err
+	}
+	s.namespaces[name] = true
+	return nil
+}
+
+func metaTime(t time.Time) metav1.Time { return metav1.NewTime(t) }

@@ -1,0 +1,188 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+)
+
+// IsTenant says whether the simulated tenants created the shoot.
+func IsTenant(shoot *gardencorev1beta1.Shoot) bool {
+	return shoot.Labels[LabelTenant] == "true"
+}
+
+// demandKey is the key of Desired a tenant shoot counts against.
+func demandKey(profile Profile, shoot *gardencorev1beta1.Shoot) string {
+	if profile != ProfileReplay {
+		return AnyLocation
+	}
+	return shoot.Spec.Provider.Type + "/" + shoot.Spec.Region
+}
+
+// TenantChanges decides which tenant shoots to delete and how many to create per demand key:
+// shoots whose lifetime has expired go, then the oldest of any key that has more than it
+// wants; keys with fewer get new ones. live are the tenant shoots not being deleted, keyed by
+// demand key; expired says whether a shoot's lifetime is over.
+func TenantChanges(desired map[string]int, live map[string][]*gardencorev1beta1.Shoot, expired func(*gardencorev1beta1.Shoot) bool) (remove []*gardencorev1beta1.Shoot, create map[string]int) {
+	create = map[string]int{}
+	keys := make([]string, 0, len(desired)+len(live))
+	for k := range desired {
+		keys = append(keys, k)
+	}
+	for k := range live {
+		if _, ok := desired[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		shoots := append([]*gardencorev1beta1.Shoot(nil), live[k]...)
+		sort.Slice(shoots, func(i, j int) bool {
+			a, b := shoots[i], shoots[j]
+			if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+				return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			}
+			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+		})
+		var keep []*gardencorev1beta1.Shoot
+		for _, sh := range shoots {
+			if expired(sh) {
+				remove = append(remove, sh)
+			} else {
+				keep = append(keep, sh)
+			}
+		}
+		want := desired[k]
+		if excess := len(keep) - want; excess > 0 {
+			remove = append(remove, keep[:excess]...)
+			keep = keep[excess:]
+		}
+		if missing := want - len(keep); missing > 0 {
+			create[k] = missing
+		}
+	}
+	return remove, create
+}
+
+// reconcileTenants creates and deletes tenant shoots until every demand key has what it wants.
+func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1beta1.Shoot, desired map[string]int, now time.Time) []error {
+	live := map[string][]*gardencorev1beta1.Shoot{}
+	for i := range shoots {
+		sh := &shoots[i]
+		if IsTenant(sh) && sh.DeletionTimestamp == nil {
+			k := demandKey(s.cfg.Demand.Profile, sh)
+			live[k] = append(live[k], sh)
+		}
+	}
+	expired := func(sh *gardencorev1beta1.Shoot) bool {
+		at, err := time.Parse(time.RFC3339Nano, sh.Annotations[AnnotationExpiresAt])
+		return err == nil && !now.Before(at)
+	}
+	remove, create := TenantChanges(desired, live, expired)
+
+	var errs []error
+	for _, sh := range remove {
+		if err := s.client.Delete(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
+			continue
+		}
+		log.FromContext(ctx).V(1).Info("Tenant deleted a shoot", "shoot", klog.KObj(sh))
+	}
+	keys := make([]string, 0, len(create))
+	for k := range create {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for range create[k] {
+			sh := s.newTenantShoot(k, now)
+			if err := s.ensureNamespace(ctx, sh.Namespace); err != nil {
+				errs = append(errs, err)
+				break
+			}
+			if err := s.client.Create(ctx, sh); err != nil && !apierrors.IsAlreadyExists(err) {
+				errs = append(errs, fmt.Errorf("creating tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
+				break
+			}
+			log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
+		}
+	}
+	return errs
+}
+
+const nameAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// newTenantShoot draws a tenant shoot for a demand key: project, location (by weight for
+// AnyLocation), purpose, high availability, tolerations and lifetime.
+func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1.Shoot {
+	d := &s.cfg.Demand
+	project := d.Projects[s.rand.IntN(len(d.Projects))]
+	var loc Location
+	if key == AnyLocation {
+		weights := make([]float64, len(d.Locations))
+		for i, l := range d.Locations {
+			weights[i] = l.Weight
+		}
+		loc = d.Locations[PickWeighted(weights, s.rand.Float64())]
+	} else {
+		provider, region, _ := strings.Cut(key, "/")
+		loc = Location{Provider: provider, Region: region, CloudProfile: provider}
+		for _, l := range d.Locations {
+			if l.Key() == key {
+				loc = l
+			}
+		}
+	}
+	name := make([]byte, 6)
+	for i := range name {
+		name[i] = nameAlphabet[s.rand.IntN(len(nameAlphabet))]
+	}
+	shoot := &gardencorev1beta1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:  ProjectNamespacePrefix + project,
+			Name:       "t-" + string(name),
+			Labels:     map[string]string{LabelTenant: "true"},
+			Finalizers: []string{Finalizer},
+		},
+		Spec: gardencorev1beta1.ShootSpec{
+			CloudProfileName: ptr.To(loc.CloudProfile),
+			Provider:         gardencorev1beta1.Provider{Type: loc.Provider},
+			Region:           loc.Region,
+			Networking:       &gardencorev1beta1.Networking{Nodes: ptr.To(d.NodesCIDR)},
+		},
+	}
+	purposes := make([]float64, len(d.Purposes))
+	for i, p := range d.Purposes {
+		purposes[i] = p.Weight
+	}
+	shoot.Spec.Purpose = ptr.To(d.Purposes[PickWeighted(purposes, s.rand.Float64())].Purpose)
+	if s.rand.Float64() < d.HighAvailability {
+		shoot.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{HighAvailability: &gardencorev1beta1.HighAvailability{
+			FailureTolerance: gardencorev1beta1.FailureTolerance{Type: gardencorev1beta1.FailureToleranceTypeZone},
+		}}
+	}
+	if len(d.Tolerations) > 0 {
+		weights := make([]float64, len(d.Tolerations))
+		for i, t := range d.Tolerations {
+			weights[i] = t.Weight
+		}
+		for _, k := range d.Tolerations[PickWeighted(weights, s.rand.Float64())].Keys {
+			shoot.Spec.Tolerations = append(shoot.Spec.Tolerations, gardencorev1beta1.Toleration{Key: k})
+		}
+	}
+	if lifetime, ok := DrawLifetime(d.Lifetime, s.rand); ok {
+		shoot.Annotations = map[string]string{AnnotationExpiresAt: now.Add(s.real(lifetime)).UTC().Format(time.RFC3339Nano)}
+	}
+	return shoot
+}
