@@ -1,0 +1,54 @@
+// Command seedscaler runs one part of seedscaler per subcommand; every part is its own
+// Deployment of the same image.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/seedscaler/seedscaler/internal/version"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctrl.SetLogger(klog.NewKlogr())
+
+	root := &cobra.Command{
+		Use:           "seedscaler",
+		Short:         "Automated seed management for Gardener-style landscapes",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		schedulerCommand(),
+		simulateCommand(),
+		versionCommand(),
+		autoscalerCommand(),
+		seedControllerCommand(),
+		setControllerCommand(),
+		exporterCommand(),
+	)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "seedscaler:", err)
+		os.Exit(1)
+	}
+}
+
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of seedscaler",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "seedscaler", version.Version)
+		},
+	}
+}

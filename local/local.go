@@ -1,0 +1,370 @@
+// Package local runs the whole seedscaler stack on this machine against a simulated
+// landscape: a real etcd, kube-apiserver (with the aggregation layer) and Prometheus, every
+// part as a child process running the same subcommand the Helm chart deploys, and the
+// simulator playing gardenlets, infrastructure and tenants. It shows a live view and writes
+// a report (timeline CSV, PNG plot, summary).
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/promrunner"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+)
+
+// Options configure a local run.
+type Options struct {
+	// Duration of the simulated demand, in wall time.
+	Duration time.Duration
+	// Speed compresses the simulator's time: 60 plays an hour of demand per minute.
+	Speed float64
+	// Profile is the simulator configuration file.
+	Profile string
+	// Keep leaves the landscape running after the run until interrupted.
+	Keep bool
+	// ReportDir receives timeline.csv, plot.png and summary.md.
+	ReportDir string
+	// Interval between samples of the live view.
+	Interval time.Duration
+	// Binary is the seedscaler binary the parts run as; this process's own when empty.
+	Binary string
+	// Out receives the live view; Interactive redraws it in place (a terminal).
+	Out         io.Writer
+	Interactive bool
+}
+
+// The demo landscape: the namespace, the cloud profile, a region config, the root seed,
+// the ManagedSeedSet and its SeedAutoscaler.
+var landscapeFiles = []string{
+	"examples/00-namespace.yaml",
+	"examples/landscape/10-cloudprofile.yaml",
+	"examples/region-config/gcp-region-config.yaml",
+	"examples/demo/10-soil.yaml",
+	"examples/demo/20-managedseedset.yaml",
+	"examples/demo/30-seedautoscaler.yaml",
+}
+
+const (
+	demoNamespace = "garden"
+	demoSet       = "demo"
+	rootSeed      = "soil"
+)
+
+// Stack is a running local landscape.
+type Stack struct {
+	Root        string
+	WorkDir     string
+	Kubeconfig  string
+	Env         *testenv.Environment
+	Prometheus  *promrunner.Prometheus
+	Parts       map[string]*process
+	log         logr.Logger
+	binary      string
+	adapterPort int
+}
+
+// Run runs the stack for opts.Duration, then writes the report.
+func Run(ctx context.Context, log logr.Logger, opts Options) error {
+	st, err := Start(ctx, log, opts)
+	if err != nil {
+		return err
+	}
+	defer st.Stop()
+	if err := st.StartSimulator(opts); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.Prometheus.URL, filepath.Join(st.WorkDir, "logs"))
+
+	samples, events, waits, err := st.watch(ctx, opts)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	sum, err := writeReport(opts.ReportDir, samples, events, waits)
+	if err != nil {
+		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
+	}
+	fmt.Fprintf(opts.Out, "\n%s\nreport: %s\n", sum.Markdown(), opts.ReportDir)
+	if opts.Keep && ctx.Err() == nil {
+		fmt.Fprintf(opts.Out, "\n--keep: the landscape keeps running; `export KUBECONFIG=%s`, Ctrl-C to stop it.\n", st.Kubeconfig)
+		<-ctx.Done()
+	}
+	return nil
+}
+
+// Start brings up the apiserver, the landscape, Prometheus and every part except the simulator.
+func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
+	root, err := testenv.RepositoryRoot()
+	if err != nil {
+		return nil, fmt.Errorf("seedscaler local runs from a checkout of the repository (it applies examples/): %w", err)
+	}
+	binary := opts.Binary
+	if binary == "" {
+		if binary, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	promBin, err := testenv.Tool("prometheus")
+	if err != nil {
+		return nil, err
+	}
+	workDir, err := os.MkdirTemp("", "seedscaler-local-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(workDir, "logs"), 0o755); err != nil {
+		return nil, err
+	}
+	st = &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process{}, log: log, binary: binary}
+	defer func() {
+		if err != nil {
+			st.Stop()
+		}
+	}()
+
+	log.Info("Starting etcd and kube-apiserver with the aggregation layer")
+	if st.Env, err = testenv.Start(testenv.Options{Aggregation: true}); err != nil {
+		return st, err
+	}
+	kubeconfig, err := st.Env.KubeconfigBytes()
+	if err != nil {
+		return st, err
+	}
+	st.Kubeconfig = filepath.Join(workDir, "kubeconfig")
+	if err := os.WriteFile(st.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return st, err
+	}
+	if err := st.applyLandscape(ctx); err != nil {
+		return st, err
+	}
+
+	targets, err := st.startParts()
+	if err != nil {
+		return st, err
+	}
+	log.Info("Starting Prometheus")
+	if st.Prometheus, err = promrunner.Start(ctx, promrunner.Options{
+		Binary: promBin, Dir: filepath.Join(workDir, "prometheus"), ScrapeInterval: 2 * time.Second, Targets: targets,
+	}); err != nil {
+		return st, err
+	}
+	if err := st.startAdapter(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+func (st *Stack) applyLandscape(ctx context.Context) error {
+	var objs []*unstructured.Unstructured
+	for _, f := range landscapeFiles {
+		o, err := manifest.ReadFile(filepath.Join(st.Root, f))
+		if err != nil {
+			return err
+		}
+		objs = append(objs, o...)
+	}
+	if err := manifest.CreateOrderly(ctx, st.Env.Client, objs); err != nil {
+		return err
+	}
+	// The root seed stands for a seed that existed before seedscaler: registered, with a
+	// gardenlet (the simulator renews its heartbeat). Its status is what a gardenlet reports.
+	soil := &gardencorev1beta1.Seed{}
+	if err := st.Env.Client.Get(ctx, client.ObjectKey{Name: rootSeed}, soil); err != nil {
+		return err
+	}
+	soil.Status.LastOperation = &gardencorev1beta1.LastOperation{
+		Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
+		Description: "Registered before seedscaler started.",
+	}
+	return st.Env.Client.Status().Update(ctx, soil)
+}
+
+// part describes one child process: its subcommand and extra flags.
+type part struct {
+	name   string
+	args   []string
+	scrape bool
+}
+
+func (st *Stack) startParts() ([]promrunner.Target, error) {
+	parts := []part{
+		{name: "scheduler", scrape: true},
+		{name: "seed-controller", args: []string{"--heartbeat-grace-period=20s"}},
+		{name: "set-controller"},
+		{name: "exporter", scrape: true},
+		{name: "autoscaler", scrape: true, args: []string{"--sync-period=5s"}},
+	}
+	var targets []promrunner.Target
+	for _, p := range parts {
+		metrics, err := promrunner.FreeLoopbackAddress()
+		if err != nil {
+			return nil, err
+		}
+		health, err := promrunner.FreeLoopbackAddress()
+		if err != nil {
+			return nil, err
+		}
+		args := append([]string{p.name, "--kubeconfig=" + st.Kubeconfig,
+			"--metrics-bind-address=" + metrics, "--health-probe-bind-address=" + health}, p.args...)
+		proc := newProcess(p.name, st.binary, filepath.Join(st.WorkDir, "logs"), args...)
+		st.log.Info("Starting part", "part", p.name)
+		if err := proc.start(); err != nil {
+			return nil, err
+		}
+		st.Parts[p.name] = proc
+		if p.scrape {
+			targets = append(targets, promrunner.Target{Job: "seedscaler-" + p.name, Addresses: []string{metrics}})
+		}
+	}
+	return targets, nil
+}
+
+// startAdapter is filled in when the adapter lands (issue 7): it serves the custom metrics
+// API from Prometheus and is registered as an APIService.
+func (st *Stack) startAdapter() error { return nil }
+
+// StartSimulator starts the simulator with the demand profile.
+func (st *Stack) StartSimulator(opts Options) error {
+	args := []string{"simulate", "--kubeconfig=" + st.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--config=" + opts.Profile, fmt.Sprintf("--speed=%g", opts.Speed), "--duration=" + opts.Duration.String(),
+		"--timeline=" + filepath.Join(st.WorkDir, "simulator-timeline.csv")}
+	proc := newProcess("simulator", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
+	if err := proc.start(); err != nil {
+		return err
+	}
+	st.Parts["simulator"] = proc
+	return nil
+}
+
+// Stop stops the simulator and every part, Prometheus and the apiserver.
+func (st *Stack) Stop() {
+	names := make([]string, 0, len(st.Parts))
+	for n := range st.Parts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st.Parts[n].stop(10 * time.Second)
+	}
+	if st.Prometheus != nil {
+		_ = st.Prometheus.Stop()
+	}
+	if st.Env != nil {
+		_ = st.Env.Stop()
+	}
+}
+
+// watch samples the landscape every interval until the run's duration is over, rendering
+// the live view, and returns the samples, scale events and wait times.
+func (st *Stack) watch(ctx context.Context, opts Options) ([]Sample, []scaleEvent, []time.Duration, error) {
+	reader, err := newCache(ctx, st.Env.Config, st.Env.Scheme)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	start := time.Now()
+	deadline := time.NewTimer(opts.Duration)
+	defer deadline.Stop()
+	tick := time.NewTicker(opts.Interval)
+	defer tick.Stop()
+	var (
+		samples  []Sample
+		events   []scaleEvent
+		waits    = newWaitTracker()
+		drawn    int
+		lastSpec int32 = -1
+	)
+	header := []string{
+		fmt.Sprintf("seedscaler local — ManagedSeedSet %s/%s, SeedAutoscaler %s/%s, %s at speed %gx",
+			demoNamespace, demoSet, demoNamespace, demoSet, opts.Duration, opts.Speed),
+		fmt.Sprintf("kubectl --kubeconfig %s get seeds,shoots,managedseedsets,seedautoscalers -A", st.Kubeconfig),
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return samples, events, waits.waits, ctx.Err()
+		case <-deadline.C:
+			return samples, events, waits.waits, nil
+		case now := <-tick.C:
+			for name, p := range st.Parts {
+				if !p.running() {
+					return samples, events, waits.waits, fmt.Errorf("part %s exited; the end of its log (%s):\n%s", name, p.logPath, p.tail(2000))
+				}
+			}
+			s, spec, shoots, err := sample(ctx, reader, now.Sub(start))
+			if err != nil {
+				st.log.Error(err, "Sampling the landscape")
+				continue
+			}
+			if lastSpec >= 0 && spec != lastSpec {
+				events = append(events, scaleEvent{Elapsed: s.Elapsed, From: lastSpec, To: spec})
+			}
+			lastSpec = spec
+			samples = append(samples, s)
+			waits.observe(now, shoots)
+			view := renderView(header, samples, events, 12)
+			if opts.Interactive && drawn > 0 {
+				fmt.Fprintf(opts.Out, "\x1b[%dA\x1b[J", drawn)
+			}
+			if opts.Interactive || len(samples)%10 == 1 {
+				fmt.Fprint(opts.Out, view)
+				drawn = strings.Count(view, "\n")
+			}
+		}
+	}
+}
+
+// sample reads the landscape from the cache: the Sample, the set's spec.replicas, the shoots.
+func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (Sample, int32, []gardencorev1beta1.Shoot, error) {
+	var (
+		shoots gardencorev1beta1.ShootList
+		seeds  gardencorev1beta1.SeedList
+		set    seedmanagementv1alpha1.ManagedSeedSet
+		sa     seedmanagementv1alpha1.SeedAutoscaler
+	)
+	key := client.ObjectKey{Namespace: demoNamespace, Name: demoSet}
+	for _, read := range []func() error{
+		func() error { return reader.List(ctx, &shoots) },
+		func() error { return reader.List(ctx, &seeds) },
+		func() error { return reader.Get(ctx, key, &set) },
+		func() error { return reader.Get(ctx, key, &sa) },
+	} {
+		if err := read(); err != nil {
+			return Sample{}, 0, nil, err
+		}
+	}
+	var spec int32
+	if set.Spec.Replicas != nil {
+		spec = *set.Spec.Replicas
+	}
+	return takeSample(elapsed, shoots.Items, seeds.Items, countUsage(shoots.Items), &set, &sa), spec, shoots.Items, nil
+}
+
+// newCache starts an informer cache for the kinds the live view reads.
+func newCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (client.Reader, error) {
+	c, err := cache.New(cfg, cache.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		return nil, errors.New("the live view's cache did not sync")
+	}
+	return c, nil
+}
