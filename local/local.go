@@ -243,7 +243,9 @@ func (st *Stack) startAdapter() error { return nil }
 // StartSimulator starts the simulator with the demand profile.
 func (st *Stack) StartSimulator(opts Options) error {
 	args := []string{"simulate", "--kubeconfig=" + st.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--config=" + opts.Profile, fmt.Sprintf("--speed=%g", opts.Speed), "--duration=" + opts.Duration.String(),
+		"--config=" + opts.Profile, fmt.Sprintf("--speed=%g", opts.Speed),
+		// The simulator's duration is simulated time: the wall-clock run at its speed.
+		"--duration=" + time.Duration(float64(opts.Duration)*opts.Speed).String(),
 		"--timeline=" + filepath.Join(st.WorkDir, "simulator-timeline.csv")}
 	proc := newProcess("simulator", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
 	if err := proc.start(); err != nil {
