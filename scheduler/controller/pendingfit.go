@@ -172,6 +172,7 @@ func (p *pendingFits) Collect(ch chan<- prometheus.Metric) {
 type metrics struct {
 	attempts *prometheus.CounterVec
 	latency  prometheus.Histogram
+	binds    *prometheus.CounterVec
 }
 
 // Results of scheduling attempts.
@@ -192,11 +193,15 @@ func newMetrics(reg prometheus.Registerer, pending *pendingFits) (*metrics, erro
 			Help:    "Time from picking up a shoot to binding it or reporting that it fits no seed.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
 		}),
+		binds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seedscaler_scheduler_binds_total",
+			Help: "Shoots the scheduler bound to the seed.",
+		}, []string{"seed"}),
 	}
 	for _, r := range []string{resultScheduled, resultUnschedulable, resultError} {
 		m.attempts.WithLabelValues(r)
 	}
-	for _, c := range []prometheus.Collector{m.attempts, m.latency, pending} {
+	for _, c := range []prometheus.Collector{m.attempts, m.latency, m.binds, pending} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -138,6 +138,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	r.forget(key)
 	r.metrics.attempts.WithLabelValues(resultScheduled).Inc()
+	r.metrics.binds.WithLabelValues(res.Seed.Name).Inc()
 	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
 	log.V(1).Info("Shoot scheduled", "seed", klog.KRef("", res.Seed.Name))
 	r.Recorder.Eventf(shoot, nil, corev1.EventTypeNormal, string(EventSchedulingSuccessful), "Schedule", "Scheduled to seed %s", res.Seed.Name)

@@ -1,0 +1,256 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+)
+
+const (
+	labelShootsAllowed = "seed.gardener.cloud/shoots"
+	taintProtected     = "seed.gardener.cloud/protected"
+)
+
+// createRegionConfigs creates the region-config ConfigMaps Gardener publishes (the copies
+// in examples/region-config) in namespace garden.
+func createRegionConfigs(t *testing.T) {
+	t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	createNamespace(t, config.DefaultRegionConfigNamespace)
+	for _, provider := range []string{"aws", "azure", "gcp"} {
+		objs, err := manifest.ReadFile(filepath.Join(root, "examples", "region-config", provider+"-region-config.yaml"))
+		require.NoError(t, err)
+		require.Len(t, objs, 1)
+		require.NoError(t, env.Client.Create(context.Background(), objs[0]))
+	}
+}
+
+// managedSeedSet is a set whose new replicas register seeds of spec, taking capacity shoots.
+func managedSeedSet(namespace, name string, spec gardencorev1beta1.SeedSpec, capacity string) *seedmanagementv1alpha1.ManagedSeedSet {
+	labels := map[string]string{"set": name, labelShootsAllowed: "allowed"}
+	return &seedmanagementv1alpha1.ManagedSeedSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Annotations: map[string]string{
+			seedmanagementv1alpha1.AnnotationCapacityPrefix + gardencorev1beta1.ResourceShoots: capacity,
+		}},
+		Spec: seedmanagementv1alpha1.ManagedSeedSetSpec{
+			Replicas: ptr.To[int32](0),
+			Selector: seedmanagementv1alpha1.LabelSelector{MatchLabels: map[string]seedmanagementv1alpha1.LabelValue{"set": seedmanagementv1alpha1.LabelValue(name)}},
+			Template: seedmanagementv1alpha1.ManagedSeedTemplate{
+				ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
+				Spec: seedmanagementv1alpha1.ManagedSeedSpec{SeedTemplate: &gardencorev1beta1.SeedTemplate{
+					ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
+					Spec:               spec,
+				}},
+			},
+			ShootTemplate: gardencorev1beta1.ShootTemplate{
+				ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
+				Spec: gardencorev1beta1.ShootSpec{
+					Provider: gardencorev1beta1.Provider{Type: spec.Provider.Type},
+					Region:   spec.Provider.Region,
+				},
+			},
+		},
+	}
+}
+
+func getShoot(t *testing.T, namespace, name string) *gardencorev1beta1.Shoot {
+	t.Helper()
+	shoot := &gardencorev1beta1.Shoot{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, shoot))
+	return shoot
+}
+
+// waitForSeed waits until the shoot is bound and returns its seed.
+func waitForSeed(t *testing.T, namespace, name string) string {
+	t.Helper()
+	var seed string
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		shoot := &gardencorev1beta1.Shoot{}
+		require.NoError(c, env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, shoot))
+		require.NotNil(c, shoot.Spec.SeedName, "shoot %s/%s is not bound", namespace, name)
+		seed = *shoot.Spec.SeedName
+	}, 20*time.Second, 50*time.Millisecond)
+	return seed
+}
+
+// schedulerEvents returns the notes of the scheduler's events on a shoot, by reason.
+func schedulerEvents(t require.TestingT, namespace, name string) map[string][]string {
+	list := &eventsv1.EventList{}
+	require.NoError(t, env.Client.List(context.Background(), list, client.InNamespace(namespace)))
+	out := map[string][]string{}
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "Shoot" && e.Regarding.Name == name && e.ReportingController == Name {
+			out[e.Reason] = append(out[e.Reason], e.Note)
+		}
+	}
+	return out
+}
+
+// pendingShoots is the exposition of the pending-fit metric of TestSchedulesALandscape
+// when n shoots would fit a new replica of eu1-fresh.
+func pendingShoots(n int) string {
+	return fmt.Sprintf(`
+# HELP seedscaler_scheduler_pending_shoots Unschedulable shoots that would fit a new replica of the ManagedSeedSet.
+# TYPE seedscaler_scheduler_pending_shoots gauge
+seedscaler_scheduler_pending_shoots{managedseedset="aws-fresh",namespace="landscape"} 0
+seedscaler_scheduler_pending_shoots{managedseedset="eu1-fresh",namespace="landscape"} %d
+seedscaler_scheduler_pending_shoots{managedseedset="eu3-fresh",namespace="landscape"} 0
+`, n)
+}
+
+// TestSchedulesALandscape runs the scheduler with MinimalDistance over the real GCP region
+// config against a landscape of seeds, creates shoots one at a time (so that every
+// decision sees the one before) and checks placements, events, lastOperation, the
+// pending-fit metric, and the retry once a fitting seed appears.
+func TestSchedulesALandscape(t *testing.T) {
+	ctx := context.Background()
+	const ns = "landscape"
+	createNamespace(t, ns)
+	createRegionConfigs(t)
+	createCloudProfile(t, "gcp", &gardencorev1beta1.SeedSelector{LabelSelector: metav1.LabelSelector{
+		MatchLabels: map[string]string{labelShootsAllowed: "allowed"},
+	}}, "europe-west1", "europe-west3", "us-central1", "asia-east1")
+
+	threeZones := []string{"z1", "z2", "z3"}
+	for _, s := range []*builders.SeedBuilder{
+		builders.MakeSeed("ls-eu1-a").Zones(threeZones...).Allocatable(3).Labels(labelShootsAllowed, "allowed").Ready(),
+		builders.MakeSeed("ls-eu1-b").Zones(threeZones...).Allocatable(3).Labels(labelShootsAllowed, "allowed").Taint(taintProtected, "").Ready(),
+		builders.MakeSeed("ls-eu3").Provider("gcp", "europe-west3").Zones("z1").Allocatable(10).Labels(labelShootsAllowed, "allowed").Ready(),
+		builders.MakeSeed("ls-us").Provider("gcp", "us-central1").Zones(threeZones...).Allocatable(10).Labels(labelShootsAllowed, "allowed").Ready(),
+		builders.MakeSeed("ls-eu1-notready").Labels(labelShootsAllowed, "allowed"),
+		builders.MakeSeed("ls-eu1-unlabelled").Ready(),
+		builders.MakeSeed("ls-aws").Provider("aws", "eu-west-1").Labels(labelShootsAllowed, "allowed").Ready(),
+	} {
+		createSeed(t, s.Obj())
+	}
+	setSpec := func(region, nodes string) gardencorev1beta1.SeedSpec {
+		return builders.MakeSeed("x").Provider("gcp", region).Zones(threeZones...).Networks(nodes, "100.96.0.0/11", "100.64.0.0/13").Obj().Spec
+	}
+	awsSpec := builders.MakeSeed("x").Provider("aws", "eu-west-1").Networks("10.251.0.0/16", "100.96.0.0/11", "100.64.0.0/13").Obj().Spec
+	for _, set := range []*seedmanagementv1alpha1.ManagedSeedSet{
+		managedSeedSet(ns, "eu1-fresh", setSpec("europe-west1", "10.251.0.0/16"), "5"),
+		// Fits too, but is farther than eu1-fresh: MinimalDistance leaves it out.
+		managedSeedSet(ns, "eu3-fresh", setSpec("europe-west3", "10.252.0.0/16"), "5"),
+		managedSeedSet(ns, "aws-fresh", awsSpec, "5"),
+	} {
+		require.NoError(t, env.Client.Create(ctx, set))
+	}
+
+	// Present before the scheduler starts: a shoot with a preset seed, and one that belongs
+	// to another scheduler.
+	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, "preset").SeedName("ls-eu3").Obj()))
+	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, "foreign").SchedulerName("other-scheduler").Obj()))
+
+	s := startScheduler(t, &config.SchedulerConfiguration{
+		Strategy: config.MinimalDistance,
+		Backoff:  &config.Backoff{BaseSeconds: 1, MaxSeconds: 2},
+	})
+
+	placements := []struct {
+		shoot *gardencorev1beta1.Shoot
+		want  string
+		why   string
+	}{
+		{builders.MakeShoot(ns, "web").Obj(), "ls-eu1-a", "the only untainted usable seed in its region"},
+		{builders.MakeShoot(ns, "ops").Toleration(taintProtected, "").Obj(), "ls-eu1-b", "tolerates the taint; the emptier of the two seeds in its region"},
+		{builders.MakeShoot(ns, "payments").ZoneFailureTolerance().Obj(), "ls-eu1-a", "three zones, room left"},
+		{builders.MakeShoot(ns, "web2").Obj(), "ls-eu1-a", "its last free place"},
+		{builders.MakeShoot(ns, "web3").Obj(), "ls-eu3", "its region is full; europe-west3 is 8 away, us-central1 103"},
+		{builders.MakeShoot(ns, "ha").ZoneFailureTolerance().Obj(), "ls-us", "europe-west3 has one zone only"},
+		{builders.MakeShoot(ns, "ci").Provider("gcp", "asia-east1").Purpose(gardencorev1beta1.ShootPurposeTesting).Obj(), "ls-us", "testing: any region of its provider; ls-us has the fewest shoots (1, ls-eu3 has 2)"},
+	}
+	for _, p := range placements {
+		require.NoError(t, env.Client.Create(ctx, p.shoot))
+		assert.Equal(t, p.want, waitForSeed(t, ns, p.shoot.Name), "shoot %s: %s", p.shoot.Name, p.why)
+		assert.EventuallyWithT(t, func(c *assert.CollectT) {
+			assert.Equal(c, []string{"Scheduled to seed " + p.want}, schedulerEvents(c, ns, p.shoot.Name)[string(EventSchedulingSuccessful)])
+		}, 10*time.Second, 50*time.Millisecond)
+	}
+
+	// Its node network overlaps every seed's: no seed fits, but a new replica of eu1-fresh would.
+	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, "stuck").Networks("10.250.1.0/24", "", "").Obj()))
+	wantReasons := `Failed to schedule shoot: 0/7 seeds are available:
+SeedNotUsable: 1 seed(s): no status.lastOperation yet (ls-eu1-notready)
+CloudProfileSeedSelectorMismatch: 1 seed(s): labels do not match the seed selector of CloudProfile gcp (seed.gardener.cloud/shoots=allowed) (ls-eu1-unlabelled)
+ProviderMismatch: 1 seed(s): provider "aws" is not the shoot's "gcp" (ls-aws)
+NetworksOverlap: 4 seed(s): shoot nodes 10.250.1.0/24 overlaps seed nodes 10.250.0.0/16 (ls-eu1-a, ls-eu1-b, ls-eu3, ls-us)
+Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		shoot := &gardencorev1beta1.Shoot{}
+		require.NoError(c, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "stuck"}, shoot))
+		require.NotNil(c, shoot.Status.LastOperation)
+		assert.Equal(c, gardencorev1beta1.LastOperationTypeCreate, shoot.Status.LastOperation.Type)
+		assert.Equal(c, gardencorev1beta1.LastOperationStatePending, shoot.Status.LastOperation.State)
+		assert.Equal(c, wantReasons, shoot.Status.LastOperation.Description)
+		assert.Nil(c, shoot.Spec.SeedName)
+		assert.Contains(c, schedulerEvents(c, ns, "stuck")[string(EventSchedulingFailed)], wantReasons)
+	}, 20*time.Second, 50*time.Millisecond)
+	assert.NoError(t, testutil.GatherAndCompare(s.registry, strings.NewReader(pendingShoots(1)), "seedscaler_scheduler_pending_shoots"))
+
+	// The set's new replica registers its seed: the next retry binds the shoot there.
+	createSeed(t, builders.MakeSeed("ls-eu1-fresh").Zones(threeZones...).Networks("10.251.0.0/16", "100.96.0.0/11", "100.64.0.0/13").
+		Allocatable(5).Labels(labelShootsAllowed, "allowed").Ready().Obj())
+	assert.Equal(t, "ls-eu1-fresh", waitForSeed(t, ns, "stuck"))
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Equal(c, []string{"Scheduled to seed ls-eu1-fresh"}, schedulerEvents(c, ns, "stuck")[string(EventSchedulingSuccessful)])
+		assert.NoError(c, testutil.GatherAndCompare(s.registry, strings.NewReader(pendingShoots(0)), "seedscaler_scheduler_pending_shoots"),
+			"the bound shoot no longer counts as pending")
+	}, 10*time.Second, 50*time.Millisecond)
+
+	// Untouched: the preset seedName and the other scheduler's shoot.
+	preset := getShoot(t, ns, "preset")
+	assert.Equal(t, ptr.To("ls-eu3"), preset.Spec.SeedName)
+	assert.Nil(t, preset.Status.LastOperation)
+	assert.Empty(t, schedulerEvents(t, ns, "preset"))
+	foreign := getShoot(t, ns, "foreign")
+	assert.Nil(t, foreign.Spec.SeedName)
+	assert.Nil(t, foreign.Status.LastOperation)
+	assert.Empty(t, schedulerEvents(t, ns, "foreign"))
+
+	// Metrics: every bind counted on its seed, every attempt by result and in the histogram.
+	binds := map[string]float64{}
+	for _, seed := range []string{"ls-eu1-a", "ls-eu1-b", "ls-eu3", "ls-us", "ls-eu1-fresh"} {
+		binds[seed] = testutil.ToFloat64(s.reconciler.metrics.binds.WithLabelValues(seed))
+	}
+	assert.Equal(t, map[string]float64{"ls-eu1-a": 3, "ls-eu1-b": 1, "ls-eu3": 1, "ls-us": 2, "ls-eu1-fresh": 1}, binds)
+	scheduled := testutil.ToFloat64(s.reconciler.metrics.attempts.WithLabelValues(resultScheduled))
+	unschedulable := testutil.ToFloat64(s.reconciler.metrics.attempts.WithLabelValues(resultUnschedulable))
+	assert.Equal(t, 8.0, scheduled)
+	assert.GreaterOrEqual(t, unschedulable, 1.0)
+	families, err := s.registry.Gather()
+	require.NoError(t, err)
+	names := []string{}
+	for _, f := range families {
+		names = append(names, f.GetName())
+		if f.GetName() == "seedscaler_scheduler_scheduling_duration_seconds" {
+			assert.Equal(t, uint64(scheduled+unschedulable), f.GetMetric()[0].GetHistogram().GetSampleCount())
+		}
+	}
+	sort.Strings(names)
+	assert.Equal(t, []string{
+		"seedscaler_scheduler_binds_total",
+		"seedscaler_scheduler_pending_shoots",
+		"seedscaler_scheduler_schedule_attempts_total",
+		"seedscaler_scheduler_scheduling_duration_seconds",
+	}, names)
+}

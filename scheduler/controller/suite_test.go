@@ -1,0 +1,112 @@
+package controller
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	// Tests judge the scheduler by what it writes to the apiserver: print only errors.
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	_ = klogFlags.Set("logtostderr", "false")
+	_ = klogFlags.Set("stderrthreshold", "ERROR")
+	klog.SetOutput(io.Discard)
+	logf.SetLogger(klog.NewKlogr())
+	var err error
+	env, err = testenv.Start(testenv.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	return m.Run()
+}
+
+// scheduler is one running scheduler: its own manager, configuration and metrics registry.
+// Every test starts its own with its own schedulerName and provider type, so that tests
+// sharing the apiserver never schedule each other's shoots.
+type scheduler struct {
+	reconciler *Reconciler
+	registry   *prometheus.Registry
+	manager    manager.Manager
+}
+
+// startScheduler runs a scheduler with cfg (defaulted and validated) until the test ends.
+func startScheduler(tb testing.TB, cfg *config.SchedulerConfiguration) *scheduler {
+	tb.Helper()
+	config.Default(cfg)
+	require.NoError(tb, config.Validate(cfg))
+	opts := manager.Options{
+		Scheme:  env.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		// Several schedulers run one after another in this process.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	CacheOptions(cfg)(&opts)
+	mgr, err := manager.New(env.Config, opts)
+	require.NoError(tb, err)
+	s := &scheduler{reconciler: &Reconciler{Config: cfg}, registry: prometheus.NewPedanticRegistry(), manager: mgr}
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(tb, s.reconciler.AddToManager(ctx, mgr, s.registry))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		require.NoError(tb, <-done)
+	})
+	return s
+}
+
+// createSeed creates a seed and then its status (a subresource), as a gardenlet would.
+func createSeed(tb testing.TB, seed *gardencorev1beta1.Seed) {
+	tb.Helper()
+	ctx := context.Background()
+	status := seed.Status.DeepCopy()
+	require.NoError(tb, env.Client.Create(ctx, seed))
+	seed.Status = *status
+	require.NoError(tb, env.Client.Status().Update(ctx, seed))
+}
+
+func createNamespace(tb testing.TB, name string) {
+	tb.Helper()
+	require.NoError(tb, env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+}
+
+// createCloudProfile creates a CloudProfile of a provider type with the given regions.
+func createCloudProfile(tb testing.TB, name string, selector *gardencorev1beta1.SeedSelector, regions ...string) {
+	tb.Helper()
+	cp := &gardencorev1beta1.CloudProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       gardencorev1beta1.CloudProfileSpec{Type: name, SeedSelector: selector},
+	}
+	for _, r := range regions {
+		cp.Spec.Regions = append(cp.Spec.Regions, gardencorev1beta1.Region{Name: r})
+	}
+	require.NoError(tb, env.Client.Create(context.Background(), cp))
+}
