@@ -79,6 +79,14 @@ image: ## Write the container image as bin/seedscaler-image.tar (no Docker engin
 	cd hack/tools/image && $(GO) run . -binary ../../../bin/seedscaler-linux-amd64 \
 	  -tag seedscaler/seedscaler:$(VERSION) -out ../../../bin/seedscaler-image.tar
 
+# Flags for `make demo`, e.g. `make demo DEMO_FLAGS="--duration=3m --keep"`.
+DEMO_FLAGS ?=
+
+.PHONY: demo
+demo: build ## Run the whole stack locally against a simulated day of demand (~6 min).
+	$(TOOLS) envtest prometheus
+	$(TEST_ENV) bin/seedscaler local $(DEMO_FLAGS)
+
 .PHONY: test
 test: verify tools ## Everything a change must pass: verify, unit and integration tests.
 	$(TEST_ENV) $(GO) test -count=1 ./...

@@ -35,6 +35,7 @@ func main() {
 		seedControllerCommand(),
 		setControllerCommand(),
 		exporterCommand(),
+		localCommand(),
 	)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "seedscaler:", err)
