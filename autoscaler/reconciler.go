@@ -92,7 +92,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets/scale,verbs=get;update
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
-// +kubebuilder:rbac:groups=custom.metrics.k8s.io,resources=*,verbs=get;list
+// The custom metrics API authorizes a metric as the subresource of the kind it describes:
+// exactly the two metrics the autoscaler reads, no wildcard.
+// +kubebuilder:rbac:groups=custom.metrics.k8s.io,resources=seeds.core.gardener.cloud/garden_seed_usage;managedseedsets.seedmanagement.gardener.cloud/seedscaler_scheduler_pending_shoots,verbs=get;list
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile evaluates one SeedAutoscaler: read the target's scale, observe its seeds and
