@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -252,13 +254,63 @@ func LoadConfiguration(path string) (*Configuration, error) {
 func ParseConfiguration(data []byte) (*Configuration, error) {
 	cfg := &Configuration{}
 	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
-		return nil, err
+		return nil, decodeError(data, err)
 	}
 	SetDefaults(cfg)
 	if err := Validate(cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+var invalidDuration = regexp.MustCompile(`time: (?:invalid|unknown unit .* in) duration "(.*)"`)
+
+// decodeError turns a decoding error into one that names the field and the fix. An invalid
+// duration names no field by itself, so the field holding the offending value is looked up.
+func decodeError(data []byte, err error) error {
+	msg := err.Error()
+	if m := invalidDuration.FindStringSubmatch(msg); m != nil {
+		var doc any
+		if yaml.Unmarshal(data, &doc) == nil {
+			if paths := findValue(doc, m[1], ""); len(paths) > 0 {
+				return fmt.Errorf("%s: %q is not a duration; use a Go duration such as 90s, 15m or 6h", strings.Join(paths, ", "), m[1])
+			}
+		}
+		return fmt.Errorf("%q is not a duration; use a Go duration such as 90s, 15m or 6h", m[1])
+	}
+	if strings.Contains(msg, "unknown field") {
+		return fmt.Errorf("%s: check its spelling and place against docs/simulator.md", msg)
+	}
+	return fmt.Errorf("%s: the file must be YAML as in examples/config/simulator.yaml (docs/simulator.md lists every field)", msg)
+}
+
+// findValue returns the paths (demand.lifetime.mean, faults[0].at) of the string value v in doc.
+func findValue(doc any, v, path string) []string {
+	var out []string
+	switch d := doc.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(d))
+		for k := range d {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			out = append(out, findValue(d[k], v, p)...)
+		}
+	case []any:
+		for i, e := range d {
+			out = append(out, findValue(e, v, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case string:
+		if d == v {
+			out = append(out, path)
+		}
+	}
+	return out
 }
 
 // SetDefaults fills in what the configuration leaves out; docs/simulator.md lists the defaults.

@@ -30,10 +30,11 @@ const (
 )
 
 // GardenletRuns says whether a gardenlet runs for a seed: for a seed registered by a
-// ManagedSeed (named like the seed) once the ManagedSeed's shoot succeeded; for any other
-// seed when renewUnmanaged is set. shootState looks up the lastOperation state of a shoot
-// by namespace and name ("" when it has none or does not exist).
-func GardenletRuns(seedName string, managed map[string]*seedmanagementv1alpha1.ManagedSeed, shootState func(namespace, name string) gardencorev1beta1.LastOperationState, renewUnmanaged bool) bool {
+// ManagedSeed (named like the seed) once the ManagedSeed's shoot succeeded, and on while
+// the shoot is reconciled again (its cluster exists: a reconcile in flight or failed does
+// not stop it); for any other seed when renewUnmanaged is set. shootOperation looks up the
+// lastOperation of a shoot by namespace and name (nil when it has none or does not exist).
+func GardenletRuns(seedName string, managed map[string]*seedmanagementv1alpha1.ManagedSeed, shootOperation func(namespace, name string) *gardencorev1beta1.LastOperation, renewUnmanaged bool) bool {
 	ms, ok := managed[seedName]
 	if !ok {
 		return renewUnmanaged
@@ -41,7 +42,8 @@ func GardenletRuns(seedName string, managed map[string]*seedmanagementv1alpha1.M
 	if ms.Spec.Shoot == nil {
 		return false
 	}
-	return shootState(ms.Namespace, ms.Spec.Shoot.Name) == gardencorev1beta1.LastOperationStateSucceeded
+	op := shootOperation(ms.Namespace, ms.Spec.Shoot.Name)
+	return op != nil && (op.State == gardencorev1beta1.LastOperationStateSucceeded || op.Type == gardencorev1beta1.LastOperationTypeReconcile)
 }
 
 // seedFaults are the faults injected by hand with the faults annotation on the seed.
@@ -67,20 +69,20 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 	for i := range managedSeeds {
 		managed[managedSeeds[i].Name] = &managedSeeds[i]
 	}
-	states := make(map[string]gardencorev1beta1.LastOperationState, len(shoots))
+	operations := make(map[string]*gardencorev1beta1.LastOperation, len(shoots))
 	for i := range shoots {
 		if op := shoots[i].Status.LastOperation; op != nil {
-			states[shoots[i].Namespace+"/"+shoots[i].Name] = op.State
+			operations[shoots[i].Namespace+"/"+shoots[i].Name] = op
 		}
 	}
-	shootState := func(namespace, name string) gardencorev1beta1.LastOperationState { return states[namespace+"/"+name] }
+	shootOperation := func(namespace, name string) *gardencorev1beta1.LastOperation { return operations[namespace+"/"+name] }
 
 	// A heartbeat more often than once a tick cannot be kept anyway.
 	interval := max(s.real(s.cfg.Gardenlets.HeartbeatInterval.Duration), s.cfg.Tick.Duration)
 	var errs []error
 	for i := range seeds {
 		seed := &seeds[i]
-		if !GardenletRuns(seed.Name, managed, shootState, *s.cfg.Gardenlets.RenewUnmanagedSeeds) {
+		if !GardenletRuns(seed.Name, managed, shootOperation, *s.cfg.Gardenlets.RenewUnmanagedSeeds) {
 			continue
 		}
 		if !s.faulty(seed, FaultHeartbeat, elapsed) {

@@ -73,12 +73,24 @@ func TestGardenletRuns(t *testing.T) {
 		"set-0": {ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "set-0"}, Spec: seedmanagementv1alpha1.ManagedSeedSpec{Shoot: &seedmanagementv1alpha1.Shoot{Name: "set-0"}}},
 		"set-1": {ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "set-1"}, Spec: seedmanagementv1alpha1.ManagedSeedSpec{Shoot: &seedmanagementv1alpha1.Shoot{Name: "set-1"}}},
 	}
-	states := map[string]gardencorev1beta1.LastOperationState{"garden/set-0": gardencorev1beta1.LastOperationStateSucceeded, "garden/set-1": gardencorev1beta1.LastOperationStateProcessing}
-	state := func(ns, name string) gardencorev1beta1.LastOperationState { return states[ns+"/"+name] }
-	assert.True(t, GardenletRuns("set-0", managed, state, false), "its shoot succeeded")
-	assert.False(t, GardenletRuns("set-1", managed, state, true), "its shoot is still processing")
-	assert.True(t, GardenletRuns("hand-made", managed, state, true))
-	assert.False(t, GardenletRuns("hand-made", managed, state, false))
+	ops := map[string]*gardencorev1beta1.LastOperation{
+		"garden/set-0": {Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStateSucceeded},
+		"garden/set-1": {Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStateProcessing},
+		"garden/set-2": {Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateProcessing},
+		"garden/set-3": {Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStateFailed},
+	}
+	op := func(ns, name string) *gardencorev1beta1.LastOperation { return ops[ns+"/"+name] }
+	for _, name := range []string{"set-2", "set-3", "set-4"} {
+		managed[name] = &seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: name},
+			Spec: seedmanagementv1alpha1.ManagedSeedSpec{Shoot: &seedmanagementv1alpha1.Shoot{Name: name}}}
+	}
+	assert.True(t, GardenletRuns("set-0", managed, op, false), "its shoot succeeded")
+	assert.False(t, GardenletRuns("set-1", managed, op, true), "its shoot is still being created")
+	assert.True(t, GardenletRuns("set-2", managed, op, false), "its shoot exists and is being reconciled")
+	assert.False(t, GardenletRuns("set-3", managed, op, true), "its shoot's creation failed")
+	assert.False(t, GardenletRuns("set-4", managed, op, true), "its shoot does not exist")
+	assert.True(t, GardenletRuns("hand-made", managed, op, true))
+	assert.False(t, GardenletRuns("hand-made", managed, op, false))
 }
 
 func TestTenantChanges(t *testing.T) {

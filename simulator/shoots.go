@@ -49,6 +49,13 @@ func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1be
 }
 
 func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
+	if op := shoot.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateProcessing {
+		// An operation this simulator did not start (or started before a restart) ends a
+		// creation delay from now, so no shoot stays Processing for ever.
+		if _, ok := s.operationDue[shoot.UID]; !ok {
+			s.operationDue[shoot.UID] = now.Add(s.real(Jittered(s.cfg.Shoots.CreateDelay.Duration, *s.cfg.Shoots.Jitter, s.rand.Float64())))
+		}
+	}
 	transition := NextShootTransition(shoot, s.operationDue[shoot.UID], now)
 
 	// Metadata first: the finalizer, and consuming the retry annotation.

@@ -106,15 +106,51 @@ func (s *Simulator) Run(ctx context.Context) error {
 			logger.Error(err, "Simulation step failed; trying again next tick")
 		}
 		if d := s.cfg.Duration.Duration; d > 0 && s.Elapsed() >= d {
+			s.finalSample(ctx)
 			logger.Info("Simulation finished", "simulatedTime", s.Elapsed())
 			return nil
 		}
 		select {
 		case <-ctx.Done():
+			s.finalSample(context.WithoutCancel(ctx))
 			return nil
 		case <-ticker.C():
 		}
 	}
+}
+
+// finalSample records the landscape at the end of a run, so the timeline ends where the run
+// did, unless the last step just took a sample.
+func (s *Simulator) finalSample(ctx context.Context) {
+	if !s.started {
+		return
+	}
+	elapsed := s.Elapsed()
+	if tl := s.Timeline(); len(tl) > 0 && tl[len(tl)-1].Elapsed >= elapsed {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	smp, err := s.Sample(ctx)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "Taking the final sample")
+		return
+	}
+	s.record(smp)
+}
+
+// Sample counts the landscape now, without changing anything.
+func (s *Simulator) Sample(ctx context.Context) (Sample, error) {
+	shoots := &gardencorev1beta1.ShootList{}
+	if err := s.client.List(ctx, shoots); err != nil {
+		return Sample{}, fmt.Errorf("listing shoots: %w", err)
+	}
+	seeds := &gardencorev1beta1.SeedList{}
+	if err := s.client.List(ctx, seeds); err != nil {
+		return Sample{}, fmt.Errorf("listing seeds: %w", err)
+	}
+	elapsed := s.Elapsed()
+	return TakeSample(elapsed, Desired(&s.cfg.Demand, elapsed), shoots.Items, seeds.Items), nil
 }
 
 // Elapsed is the simulated time since the first step.
@@ -138,12 +174,6 @@ func (s *Simulator) real(d time.Duration) time.Duration {
 // Step does one round of everything: shoot lifecycles, gardenlets, tenants, and a timeline
 // sample when one is due.
 func (s *Simulator) Step(ctx context.Context) error {
-	now := s.clock.Now()
-	if !s.started {
-		s.start, s.started = now, true
-	}
-	elapsed := s.simulated(now.Sub(s.start))
-
 	shoots := &gardencorev1beta1.ShootList{}
 	if err := s.client.List(ctx, shoots); err != nil {
 		return fmt.Errorf("listing shoots: %w", err)
@@ -157,6 +187,13 @@ func (s *Simulator) Step(ctx context.Context) error {
 		return fmt.Errorf("listing managed seeds: %w", err)
 	}
 
+	// The time is taken after listing: the first lists of a client discover the API first,
+	// which takes a moment that must not count as simulated time.
+	now := s.clock.Now()
+	if !s.started {
+		s.start, s.started = now, true
+	}
+	elapsed := s.simulated(now.Sub(s.start))
 	desired := Desired(&s.cfg.Demand, elapsed)
 	if elapsed >= s.nextSample {
 		s.record(TakeSample(elapsed, desired, shoots.Items, seeds.Items))

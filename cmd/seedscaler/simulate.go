@@ -64,7 +64,7 @@ func simulateCommand() *cobra.Command {
 	fs.Float64Var(&speed, "speed", 1, "Simulated seconds per wall-clock second; overrides the file's speed.")
 	fs.DurationVar(&duration, "duration", 0, "Simulated time to run, 0 until stopped; overrides the file's duration.")
 	fs.Uint64Var(&seed, "seed", 1, "Seed of every random draw; overrides the file's randomSeed.")
-	fs.StringVar(&timeline, "timeline", "", "Write the timeline CSV to this file at the end.")
+	fs.StringVar(&timeline, "timeline", "-", "Where the timeline CSV goes at the end: a file, - for standard output after the progress lines, empty for nowhere.")
 	return cmd
 }
 
@@ -104,6 +104,10 @@ func runSimulate(ctx context.Context, opts *app.Options, cfg *simulator.Configur
 }
 
 func writeTimeline(path string, samples []simulator.Sample) error {
+	if path == "-" {
+		fmt.Println()
+		return simulator.WriteTimelineCSV(os.Stdout, samples)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing the timeline: %w", err)
