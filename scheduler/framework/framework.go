@@ -106,7 +106,8 @@ type Result struct {
 // to the seed with the fewest shoots and then to the first name. Cost is linear in the
 // number of seeds; usage lookups are O(1).
 func (p *Profile) Schedule(in *Input, seeds []*gardencorev1beta1.Seed) Result {
-	res := Result{Seeds: len(seeds)}
+	// Most seeds of a landscape reject most shoots: room for every seed's rejection up front.
+	res := Result{Seeds: len(seeds), Rejections: make([]Rejection, 0, len(seeds))}
 	feasible := make([]*gardencorev1beta1.Seed, 0, len(seeds))
 	for _, seed := range seeds {
 		if rej, ok := p.filter(in, seed); !ok {

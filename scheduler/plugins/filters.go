@@ -149,24 +149,33 @@ func (Networks) Name() string { return "Networks" }
 
 func (Networks) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
 	shoot := shootNetworks(in.Shoot, seed)
-	seedNets := []namedCIDR{
+	seedNets := [3]namedCIDR{
 		{"nodes", deref(seed.Spec.Networks.Nodes)},
 		{"pods", seed.Spec.Networks.Pods},
 		{"services", seed.Spec.Networks.Services},
 	}
+	// Parse each CIDR once; this runs for every seed of every decision.
+	var seedPrefixes [3]netip.Prefix
+	for i, se := range seedNets {
+		if se.cidr == "" {
+			continue // an unset network would only allocate a parse error
+		}
+		if p, err := netip.ParsePrefix(se.cidr); err == nil {
+			seedPrefixes[i] = p
+		}
+	}
 	var overlaps []string
 	for _, sh := range shoot {
-		a, err := netip.ParsePrefix(sh.cidr)
-		if sh.cidr == "" || err != nil {
+		if sh.cidr == "" {
 			continue
 		}
-		for _, se := range seedNets {
-			b, err := netip.ParsePrefix(se.cidr)
-			if se.cidr == "" || err != nil {
-				continue
-			}
-			if a.Overlaps(b) {
-				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", sh.name, sh.cidr, se.name, se.cidr))
+		a, err := netip.ParsePrefix(sh.cidr)
+		if err != nil {
+			continue
+		}
+		for i, b := range seedPrefixes {
+			if b.IsValid() && a.Overlaps(b) {
+				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", sh.name, sh.cidr, seedNets[i].name, seedNets[i].cidr))
 			}
 		}
 	}
@@ -178,7 +187,7 @@ func (Networks) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *frame
 
 type namedCIDR struct{ name, cidr string }
 
-func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *gardencorev1beta1.Seed) []namedCIDR {
+func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *gardencorev1beta1.Seed) [3]namedCIDR {
 	var nodes, pods, services string
 	if n := shoot.Spec.Networking; n != nil {
 		nodes, pods, services = deref(n.Nodes), deref(n.Pods), deref(n.Services)
@@ -191,7 +200,7 @@ func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *gardencorev1beta1.Seed)
 			services = deref(d.Services)
 		}
 	}
-	return []namedCIDR{{"nodes", nodes}, {"pods", pods}, {"services", services}}
+	return [3]namedCIDR{{"nodes", nodes}, {"pods", pods}, {"services", services}}
 }
 
 func deref(s *string) string {

@@ -30,10 +30,20 @@ func (s Strategy) Select(in *framework.Input, seeds []*gardencorev1beta1.Seed) (
 		return out, nil
 	}
 	if s.Kind == config.SameRegion {
+		// Most seeds of a large landscape are in other regions: one status per region, shared
+		// by its seeds, keeps the decision from building a message per seed.
+		byRegion := map[[2]string]*framework.Status{}
 		for i, seed := range seeds {
-			if seed.Spec.Provider.Type != shoot.Spec.Provider.Type || seed.Spec.Provider.Region != shoot.Spec.Region {
-				out[i] = framework.Reject(ReasonRegionMismatch, "%s/%s is not the shoot's %s/%s", seed.Spec.Provider.Type, seed.Spec.Provider.Region, shoot.Spec.Provider.Type, shoot.Spec.Region)
+			if seed.Spec.Provider.Type == shoot.Spec.Provider.Type && seed.Spec.Provider.Region == shoot.Spec.Region {
+				continue
 			}
+			key := [2]string{seed.Spec.Provider.Type, seed.Spec.Provider.Region}
+			st, ok := byRegion[key]
+			if !ok {
+				st = framework.Reject(ReasonRegionMismatch, "%s/%s is not the shoot's %s/%s", seed.Spec.Provider.Type, seed.Spec.Provider.Region, shoot.Spec.Provider.Type, shoot.Spec.Region)
+				byRegion[key] = st
+			}
+			out[i] = st
 		}
 		return out, nil
 	}
