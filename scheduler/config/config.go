@@ -126,6 +126,10 @@ func Default(c *SchedulerConfiguration) {
 	if c.Scoring == nil {
 		c.Scoring = &Scoring{}
 	}
+	if len(c.Scoring.Plugins) == 0 {
+		// `plugins: []` and no plugins mean the same: Gardener's profile.
+		c.Scoring.Plugins = nil
+	}
 	if c.Workers == 0 {
 		c.Workers = DefaultWorkers
 	}
