@@ -26,10 +26,10 @@ import (
 // informers use.
 type fixture struct {
 	src Sources
-	t   *testing.T
+	t   testing.TB
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	return &fixture{t: t, src: Sources{
 		Seeds:           toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
 		ManagedSeedSets: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
@@ -40,7 +40,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // toUnstructured renders a typed object as the dynamic informer receives it.
-func toUnstructured(t *testing.T, obj runtime.Object, gvk string) *unstructured.Unstructured {
+func toUnstructured(t testing.TB, obj runtime.Object, gvk string) *unstructured.Unstructured {
 	t.Helper()
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	require.NoError(t, err)
@@ -286,8 +286,8 @@ func TestShootIndexFollowsEvents(t *testing.T) {
 		return obj
 	}
 	unscheduled := func() int {
-		f.src.Shoots.mu.RLock()
-		defer f.src.Shoots.mu.RUnlock()
+		f.src.Shoots.mu.Lock()
+		defer f.src.Shoots.mu.Unlock()
 		return f.src.Shoots.unscheduled[providerRegion{"gcp", "europe-west1"}]
 	}
 

@@ -1,6 +1,9 @@
 package exporter
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,9 +19,14 @@ import (
 // 100,000 shoots, building their series at scrape time would cost more than the scrape
 // budget, and walking the shoots to count the unscheduled ones is what an index is for.
 type shootIndex struct {
-	mu          sync.RWMutex
+	mu          sync.Mutex
 	byKey       map[string]*shootInfo
 	unscheduled map[providerRegion]int
+	// sorted holds byKey's series in exposition order while clean: the registry sorts
+	// every family, and sorting 100,000 series from map order dominates a scrape, while
+	// an already sorted family costs it one pass.
+	sorted []*shootInfo
+	clean  bool
 }
 
 type providerRegion struct{ provider, region string }
@@ -67,7 +75,9 @@ func (x *shootIndex) observe(obj any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.forget(key)
+	info.labels = info.labelPairs()
 	x.byKey[key] = info
+	x.clean = false
 	if info.seed == "" {
 		x.unscheduled[providerRegion{info.provider, info.region}]++
 	}
@@ -86,6 +96,7 @@ func (x *shootIndex) forget(key string) {
 		return
 	}
 	delete(x.byKey, key)
+	x.clean = false
 	if old.seed != "" {
 		return
 	}
@@ -100,9 +111,21 @@ func (x *shootIndex) forget(key string) {
 // collect sends a garden_shoot_info series per shoot and a garden_shoots_unscheduled
 // series per provider and region that has unscheduled shoots.
 func (x *shootIndex) collect(ch chan<- prometheus.Metric) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	for _, info := range x.byKey {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.clean {
+		x.sorted = x.sorted[:0]
+		for _, info := range x.byKey {
+			x.sorted = append(x.sorted, info)
+		}
+		// The registry's order: label values in label-name order; name and namespace
+		// already tell every shoot apart.
+		slices.SortFunc(x.sorted, func(a, b *shootInfo) int {
+			return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.namespace, b.namespace))
+		})
+		x.clean = true
+	}
+	for _, info := range x.sorted {
 		ch <- info
 	}
 	for pr, n := range x.unscheduled {
@@ -110,12 +133,14 @@ func (x *shootIndex) collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// shootInfo is a shoot's garden_shoot_info series. It is its own prometheus.Metric, so
-// the index holds one small struct per shoot and a scrape sends pointers; the labels are
-// materialised only when the registry writes the series. It is never changed once in the
-// index (an update replaces it), so the label values a Write hands out stay valid.
+// shootInfo is a shoot's garden_shoot_info series. It is its own prometheus.Metric with
+// its label pairs built once, when the informer reports the shoot, so a scrape of 100,000
+// shoots sends pointers and allocates almost nothing per series. It is never changed once
+// in the index (an update replaces it), and nobody downstream of Write changes a label
+// pair, so the pairs a Write hands out can be shared by every scrape.
 type shootInfo struct {
 	name, namespace, seed, provider, region, purpose string
+	labels                                           []*dto.LabelPair
 }
 
 // Label names of garden_shoot_info in sorted order, as the exposition wants them.
@@ -126,16 +151,24 @@ func (s *shootInfo) Desc() *prometheus.Desc { return shootInfoDesc }
 
 // Write implements prometheus.Metric.
 func (s *shootInfo) Write(out *dto.Metric) error {
-	values := [...]*string{&s.name, &s.namespace, &s.provider, &s.purpose, &s.region, &s.seed}
-	pairs := make([]dto.LabelPair, len(values))
-	out.Label = make([]*dto.LabelPair, len(values))
-	for i := range values {
-		pairs[i].Name, pairs[i].Value = &shootInfoLabelNames[i], values[i]
-		out.Label[i] = &pairs[i]
-	}
-	out.Gauge = &dto.Gauge{Value: &one}
+	out.Label = s.labels
+	out.Gauge = infoGauge
 	return nil
 }
 
-// one is the value of every info series; Write hands out its address and nobody writes it.
+// labelPairs builds the series' labels, in label-name order.
+func (s *shootInfo) labelPairs() []*dto.LabelPair {
+	values := [...]*string{&s.name, &s.namespace, &s.provider, &s.purpose, &s.region, &s.seed}
+	pairs := make([]dto.LabelPair, len(values))
+	out := make([]*dto.LabelPair, len(values))
+	for i := range values {
+		pairs[i].Name, pairs[i].Value = &shootInfoLabelNames[i], values[i]
+		out[i] = &pairs[i]
+	}
+	return out
+}
+
+// infoGauge is the value of every info series, shared: nobody writes it.
+var infoGauge = &dto.Gauge{Value: &one}
+
 var one = 1.0
