@@ -243,7 +243,7 @@ func LoadConfiguration(path string) (*Configuration, error) {
 			file = filepath.Join(filepath.Dir(path), file)
 		}
 		if r.Data, err = ReadReplayFile(file); err != nil {
-			return nil, fmt.Errorf("simulator configuration %s: demand.replay.file: %w", path, err)
+			return nil, fmt.Errorf("simulator configuration %s: demand.replay.file: %w (a relative file is read from the configuration file's folder)", path, err)
 		}
 	}
 	return cfg, nil
@@ -278,10 +278,27 @@ func decodeError(data []byte, err error) error {
 		}
 		return fmt.Errorf("%q is not a duration; use a Go duration such as 90s, 15m or 6h", m[1])
 	}
+	msg = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(msg, "error unmarshaling JSON: "), "while decoding JSON: "), "json: ")
+	if m := wrongType.FindStringSubmatch(msg); m != nil {
+		field := structName.ReplaceAllString(m[2], "")
+		return fmt.Errorf("%s: a %s here, but it must be a %s; docs/simulator.md lists every field", field, m[1], typeNames[m[3]])
+	}
 	if strings.Contains(msg, "unknown field") {
 		return fmt.Errorf("%s: check its spelling and place against docs/simulator.md", msg)
 	}
 	return fmt.Errorf("%s: the file must be YAML as in examples/config/simulator.yaml (docs/simulator.md lists every field)", msg)
+}
+
+var (
+	wrongType  = regexp.MustCompile(`cannot unmarshal (\w+)(?: \S+)? into Go struct field (\S+) of type (\S+)`)
+	structName = regexp.MustCompile(`^[A-Z]\w*\.`)
+)
+
+// typeNames says in YAML terms what a Go type of the configuration takes.
+var typeNames = map[string]string{
+	"float64": "number", "int": "whole number", "uint64": "whole number (0 or more)", "string": "string",
+	"bool": "boolean (true or false)", "v1alpha1.Profile": "string", "v1alpha1.Distribution": "string",
+	"simulator.Profile": "string", "simulator.Distribution": "string", "simulator.FaultType": "string",
 }
 
 // findValue returns the paths (demand.lifetime.mean, faults[0].at) of the string value v in doc.
@@ -447,19 +464,19 @@ func validateDemand(d *DemandConfig) []error {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	missing := func(section string) {
-		add("demand."+section, "is required by profile %s", d.Profile)
+	missing := func(section, example string) {
+		add("demand."+section, "is required by profile %s, such as %s", d.Profile, example)
 	}
 	switch d.Profile {
 	case ProfileConstant:
 		if d.Constant == nil {
-			missing("constant")
+			missing("constant", "{shoots: 10}")
 		} else if d.Constant.Shoots < 0 {
 			add("demand.constant.shoots", "must not be negative, got %d", d.Constant.Shoots)
 		}
 	case ProfileRamp:
 		if d.Ramp == nil {
-			missing("ramp")
+			missing("ramp", "{from: 0, to: 100, over: 6h}")
 			break
 		}
 		if d.Ramp.From < 0 || d.Ramp.To < 0 {
@@ -485,7 +502,7 @@ func validateDemand(d *DemandConfig) []error {
 		}
 	case ProfileSine:
 		if d.Sine == nil {
-			missing("sine")
+			missing("sine", "{min: 10, max: 100}")
 			break
 		}
 		if d.Sine.Min < 0 || d.Sine.Max < d.Sine.Min {

@@ -106,7 +106,14 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`demand.lifetime.distribution: unknown distribution "normal"; use forever, exponential or uniform`}},
 		{"cidr", header + "demand: {constant: {shoots: 1}, nodesCIDR: 10.180.0.0}",
 			[]string{`demand.nodesCIDR: "10.180.0.0" is not a CIDR; use one such as 10.180.0.0/16`}},
-		{"unknown field", header + "demand: {constant: {shoots: 1}}\nspeeed: 3", []string{`unknown field "speeed"`}},
+		{"unknown field", header + "demand: {constant: {shoots: 1}}\nspeeed: 3",
+			[]string{`unknown field "speeed"`, "check its spelling and place against docs/simulator.md"}},
+		{"bad duration", header + "demand: {constant: {shoots: 1}, lifetime: {distribution: exponential, mean: 6 hours}}",
+			[]string{`demand.lifetime.mean: "6 hours" is not a duration; use a Go duration such as 90s, 15m or 6h`}},
+		{"bad duration in a list", header + "faults: [{type: heartbeat, seed: a, at: 1h, duration: soon}]\ndemand: {constant: {shoots: 1}}",
+			[]string{`faults[0].duration: "soon" is not a duration`}},
+		{"wrong type", header + "speed: fast\ndemand: {constant: {shoots: 1}}",
+			[]string{"speed", "docs/simulator.md"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,9 +28,19 @@ func simulateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Play gardenlets, infrastructure and tenant demand against a garden cluster",
-		Long: "Plays what a landscape has besides seedscaler: shoots are created and deleted after simulated delays, " +
-			"gardenlets renew their seeds' heartbeat Leases, and tenants create and delete shoots following a demand " +
-			"profile. See docs/simulator.md.",
+		Long: `Plays what a landscape has besides seedscaler, through the Kubernetes API of a garden cluster:
+bound shoots are created (and deleted) after simulated delays, some fail; gardenlets renew the
+heartbeat Leases of registered seeds; tenants create and delete shoots following a demand profile
+(constant, ramp, step, sine or a replayed CSV). docs/simulator.md describes the configuration file.
+
+Every duration in the file is simulated time: --speed compresses it (240 plays a day in 6
+minutes), and --duration is simulated time too (24h at --speed 240 runs 6 wall-clock minutes).
+
+Output: a progress line per progress interval (simulated time, tenant shoots wanted, shoots bound
+and pending, seeds ready, utilization of the ready seeds' allocatable shoots), then the timeline
+of those samples as CSV (--timeline).`,
+		Example: `  seedscaler simulate --kubeconfig garden.kubeconfig --config examples/config/simulator.yaml
+  seedscaler simulate --config examples/config/demo-day.yaml --speed 240 --duration 24h --timeline day.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := &simulator.Configuration{}
@@ -40,6 +50,7 @@ func simulateCommand() *cobra.Command {
 					return err
 				}
 			} else {
+				cfg.Demand.Constant = &simulator.ConstantProfile{}
 				simulator.SetDefaults(cfg)
 			}
 			flags := cmd.Flags()
@@ -60,10 +71,10 @@ func simulateCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	opts.AddFlags(fs, 8088, 8089)
-	fs.StringVar(&configPath, "config", "", "SimulatorConfiguration file (examples/config/simulator.yaml). Empty: the defaults, a constant demand of 0.")
-	fs.Float64Var(&speed, "speed", 1, "Simulated seconds per wall-clock second; overrides the file's speed.")
+	fs.StringVar(&configPath, "config", "", "SimulatorConfiguration file (examples/config/simulator.yaml). Empty: the defaults, no tenant demand (shoots and gardenlets are still played).")
+	fs.Float64Var(&speed, "speed", 0, "Simulated seconds per wall-clock second; overrides the file's speed (default: the file's, else 1).")
 	fs.DurationVar(&duration, "duration", 0, "Simulated time to run, 0 until stopped; overrides the file's duration.")
-	fs.Uint64Var(&seed, "seed", 1, "Seed of every random draw; overrides the file's randomSeed.")
+	fs.Uint64Var(&seed, "seed", 0, "Seed of every random draw; overrides the file's randomSeed (default: the file's, else 1).")
 	fs.StringVar(&timeline, "timeline", "-", "Where the timeline CSV goes at the end: a file, - for standard output after the progress lines, empty for nowhere.")
 	return cmd
 }
