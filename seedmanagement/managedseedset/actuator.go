@@ -62,7 +62,10 @@ const (
 // Actuator is the set controller's domain logic: it reads a set's replicas and revisions,
 // takes the one step decide picks, and computes the set's status.
 type Actuator struct {
-	Client          client.Client
+	Client client.Client
+	// APIReader confirms on the kube-apiserver, not the cache, that a seed is empty before
+	// its ManagedSeed is deleted.
+	APIReader       client.Reader
 	Clock           clock.PassiveClock
 	Recorder        events.EventRecorder
 	Usage           *usage.Index
@@ -78,6 +81,8 @@ type outcome struct {
 	replicasLeft int
 	// inFlight is true while a replica waits on the gardenlet or the seed controller.
 	inFlight bool
+	// recheck asks for another look soon: the cache was behind the kube-apiserver.
+	recheck bool
 }
 
 // Reconcile takes one step towards the set's spec (or towards zero replicas while the set is
@@ -134,9 +139,11 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmana
 	if err := a.settlePending(ctx, log, set, status, w, d); err != nil {
 		return out, err
 	}
-	if err := a.execute(ctx, log, set, status, revs, w, d); err != nil {
+	recheck, err := a.execute(ctx, log, set, status, revs, w, d)
+	if err != nil {
 		return out, err
 	}
+	out.recheck = recheck
 	out.inFlight = d.step.kind != stepNone
 
 	a.computeStatus(set, status, w, revs)
@@ -321,12 +328,13 @@ func (a *Actuator) setPending(status *seedmanagementv1alpha1.ManagedSeedSetStatu
 	status.PendingReplica = p
 }
 
-// execute takes the decided step.
+// execute takes the decided step. It returns true when it held the step back because the
+// cache was behind the kube-apiserver, so the set should be looked at again soon.
 func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet,
-	status *seedmanagementv1alpha1.ManagedSeedSetStatus, revs *revisions, w world, d decision) error {
+	status *seedmanagementv1alpha1.ManagedSeedSetStatus, revs *revisions, w world, d decision) (bool, error) {
 	r := d.replica
 	if r == nil || d.step.kind == stepNone {
-		return nil
+		return false, nil
 	}
 	if d.newReplica {
 		r = &replica{name: replicaName(set.Name, r.ordinal), ordinal: r.ordinal}
@@ -357,7 +365,7 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 		a.event(set, corev1.EventTypeNormal, EventCreatingShoot, "Create", "Creating Shoot %s/%s of replica %d at revision %s",
 			set.Namespace, r.name, r.ordinal, name)
 		if err := a.Client.Create(ctx, shoot); err != nil {
-			return fmt.Errorf("creating Shoot %s/%s: %w", set.Namespace, r.name, err)
+			return false, fmt.Errorf("creating Shoot %s/%s: %w", set.Namespace, r.name, err)
 		}
 		if d.newReplica {
 			status.NextReplicaNumber = r.ordinal + 1
@@ -375,7 +383,7 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 		log.Info("Creating ManagedSeed", "revision", name)
 		a.event(set, corev1.EventTypeNormal, EventCreatingManagedSeed, "Create", "Creating ManagedSeed %s/%s: its Shoot reconciled", set.Namespace, r.name)
 		if err := a.Client.Create(ctx, ms); client.IgnoreAlreadyExists(err) != nil {
-			return fmt.Errorf("creating ManagedSeed %s/%s: %w", set.Namespace, r.name, err)
+			return false, fmt.Errorf("creating ManagedSeed %s/%s: %w", set.Namespace, r.name, err)
 		}
 		a.expectations.expect(set.UID, expectation{object: &seedmanagementv1alpha1.ManagedSeed{}, key: key, met: exists, deadline: a.deadline()})
 
@@ -396,16 +404,28 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 		a.event(set, corev1.EventTypeNormal, EventRetryingShoot, "Retry", "Retrying Shoot %s/%s (%s), retry %d of %d",
 			set.Namespace, r.name, lastOperationDescription(r.shoot), d.step.retries, w.maxRetries)
 		if err := a.Client.Patch(ctx, shoot, patch); err != nil {
-			return fmt.Errorf("asking Shoot %s/%s for a retry: %w", set.Namespace, r.name, err)
+			return false, fmt.Errorf("asking Shoot %s/%s for a retry: %w", set.Namespace, r.name, err)
 		}
 		a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: hasAnnotation(counter, value), deadline: a.deadline()})
 
 	case stepDeleteManagedSeed:
+		// The decision counted shoots from the cache, which may not show a shoot the scheduler
+		// bound a moment ago. Deleting a ManagedSeed cannot be undone, so the count is
+		// confirmed on the kube-apiserver first (scale-in is rare; this is its only list).
+		onSeed, err := a.shootsOnSeed(ctx, r.name)
+		if err != nil {
+			return false, err
+		}
+		if len(onSeed) > 0 {
+			log.Info("Not deleting ManagedSeed: the kube-apiserver shows shoots the cache did not have yet", "shoots", onSeed)
+			status.PendingReplica = previous
+			return true, nil
+		}
 		log.Info("Deleting ManagedSeed", "shootsOnSeed", r.shootsOnSeed, "priority", r.priority(), "ready", r.ready())
 		a.event(set, corev1.EventTypeNormal, EventDeletingManagedSeed, "Delete", "Deleting ManagedSeed %s/%s: scaling in to %d replicas, its seed hosts no shoots",
 			set.Namespace, r.name, w.target)
 		if err := a.Client.Delete(ctx, r.managedSeed, client.Preconditions{UID: &r.managedSeed.UID}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting ManagedSeed %s/%s: %w", set.Namespace, r.name, err)
+			return false, fmt.Errorf("deleting ManagedSeed %s/%s: %w", set.Namespace, r.name, err)
 		}
 		a.expectations.expect(set.UID, expectation{object: &seedmanagementv1alpha1.ManagedSeed{}, key: key, met: goneOrDeleting, deadline: a.deadline()})
 
@@ -420,11 +440,11 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 			}
 			shoot.Annotations[annotationConfirmDeletion] = "true"
 			if err := a.Client.Patch(ctx, shoot, patch); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("confirming the deletion of Shoot %s/%s: %w", set.Namespace, r.name, err)
+				return false, fmt.Errorf("confirming the deletion of Shoot %s/%s: %w", set.Namespace, r.name, err)
 			}
 		}
 		if err := a.Client.Delete(ctx, r.shoot, client.Preconditions{UID: &r.shoot.UID}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting Shoot %s/%s: %w", set.Namespace, r.name, err)
+			return false, fmt.Errorf("deleting Shoot %s/%s: %w", set.Namespace, r.name, err)
 		}
 		a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: goneOrDeleting, deadline: a.deadline()})
 
@@ -439,7 +459,7 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 			patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
 			updateShoot(set, shoot, rev.Name, t)
 			if err := a.Client.Patch(ctx, shoot, patch); err != nil {
-				return fmt.Errorf("updating Shoot %s/%s to revision %s: %w", set.Namespace, r.name, rev.Name, err)
+				return false, fmt.Errorf("updating Shoot %s/%s to revision %s: %w", set.Namespace, r.name, rev.Name, err)
 			}
 			a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: changedFrom(r.shoot.ResourceVersion), deadline: a.deadline()})
 		}
@@ -448,12 +468,32 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 			patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
 			updateManagedSeed(set, ms, rev.Name, t)
 			if err := a.Client.Patch(ctx, ms, patch); err != nil {
-				return fmt.Errorf("updating ManagedSeed %s/%s to revision %s: %w", set.Namespace, r.name, rev.Name, err)
+				return false, fmt.Errorf("updating ManagedSeed %s/%s to revision %s: %w", set.Namespace, r.name, rev.Name, err)
 			}
 			a.expectations.expect(set.UID, expectation{object: &seedmanagementv1alpha1.ManagedSeed{}, key: key, met: changedFrom(r.managedSeed.ResourceVersion), deadline: a.deadline()})
 		}
 	}
-	return nil
+	return false, nil
+}
+
+// shootsOnSeed lists, on the kube-apiserver, the shoots that occupy the seed (spec.seedName
+// or status.seedName), page by page.
+func (a *Actuator) shootsOnSeed(ctx context.Context, seed string) ([]string, error) {
+	var names []string
+	list := &gardencorev1beta1.ShootList{}
+	for cont := ""; ; {
+		if err := a.APIReader.List(ctx, list, client.Limit(500), client.Continue(cont)); err != nil {
+			return nil, fmt.Errorf("listing Shoots to confirm that seed %s hosts none: %w", seed, err)
+		}
+		for i := range list.Items {
+			if slices.Contains(usage.SeedNames(&list.Items[i]), seed) {
+				names = append(names, usage.Key(&list.Items[i]))
+			}
+		}
+		if cont = list.Continue; cont == "" {
+			return names, nil
+		}
+	}
 }
 
 // computeStatus sets the counts, the current revision and the conditions from the replicas

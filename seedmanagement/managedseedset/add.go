@@ -54,13 +54,10 @@ func CacheOptions(opts *cache.Options) {
 }
 
 // AddToManager fills the Reconciler's nil dependencies from the manager and adds the
-// controller, its cache indexes and the usage index's Shoot handler.
+// controller and its cache indexes.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
-	}
-	if r.APIReader == nil {
-		r.APIReader = mgr.GetAPIReader()
 	}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
@@ -74,21 +71,14 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 	if r.Usage == nil {
 		r.Usage = usage.NewIndex()
 	}
-	if r.UsageSynced == nil {
-		informer, err := mgr.GetCache().GetInformer(ctx, &gardencorev1beta1.Shoot{})
-		if err != nil {
-			return fmt.Errorf("getting the Shoot informer: %w", err)
-		}
-		registration, err := informer.AddEventHandler(r.Usage.Handler())
-		if err != nil {
-			return fmt.Errorf("feeding the usage index from the Shoot informer: %w", err)
-		}
-		r.UsageSynced = registration.HasSynced
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	r.actuator = &Actuator{
 		Client:          r.Client,
 		Clock:           r.Clock,
 		Recorder:        r.Recorder,
+		APIReader:       r.APIReader,
 		Usage:           r.Usage,
 		MaxShootRetries: r.Config.MaxShootRetries,
 		expectations:    newExpectations(),
@@ -179,7 +169,11 @@ func (r *Reconciler) SeedNamesChanged(oldShoot, newShoot *gardencorev1beta1.Shoo
 	return false
 }
 
-// shootsOnSeedsHandler enqueues the sets whose seeds a shoot lands on or leaves.
+// shootsOnSeedsHandler feeds every shoot event into the usage index first and then enqueues
+// the sets whose seeds the shoot lands on or leaves. Feeding the index from this watch (and
+// not from a handler of its own) means a reconcile never reads a count older than the event
+// that triggered it, and the controller's workers start only after this handler has seen
+// every shoot of the initial list (controller-runtime waits for the handler to sync).
 func (r *Reconciler) shootsOnSeedsHandler() handler.EventHandler {
 	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 	add := func(ctx context.Context, q queue, shoots ...client.Object) {
@@ -194,12 +188,23 @@ func (r *Reconciler) shootsOnSeedsHandler() handler.EventHandler {
 		}
 	}
 	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { add(ctx, q, e.Object) },
-		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { add(ctx, q, e.Object) },
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) {
+			if shoot, ok := e.Object.(*gardencorev1beta1.Shoot); ok {
+				r.Usage.Set(usage.Key(shoot), usage.SeedNames(shoot))
+				add(ctx, q, shoot)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) {
+			if shoot, ok := e.Object.(*gardencorev1beta1.Shoot); ok {
+				r.Usage.Delete(usage.Key(shoot))
+				add(ctx, q, shoot)
+			}
+		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
 			oldShoot, okOld := e.ObjectOld.(*gardencorev1beta1.Shoot)
 			newShoot, okNew := e.ObjectNew.(*gardencorev1beta1.Shoot)
 			if okOld && okNew && r.SeedNamesChanged(oldShoot, newShoot) {
+				r.Usage.Set(usage.Key(newShoot), usage.SeedNames(newShoot))
 				add(ctx, q, e.ObjectOld, e.ObjectNew)
 			}
 		},

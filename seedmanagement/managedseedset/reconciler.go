@@ -48,10 +48,9 @@ type Reconciler struct {
 	Config    Config
 	Clock     clock.Clock
 	Recorder  events.EventRecorder
-	// Usage counts shoots per seed, fed by the Shoot informer.
+	// Usage counts shoots per seed; the controller's own Shoot watch feeds it (a new index
+	// when nil).
 	Usage *usage.Index
-	// UsageSynced reports whether Usage has seen every shoot; until then no scale-in is safe.
-	UsageSynced func() bool
 
 	actuator *Actuator
 }
@@ -80,10 +79,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	log = log.WithValues("managedSeedSet", klog.KObj(set))
 	ctx = logf.IntoContext(ctx, log)
 
-	if !r.UsageSynced() {
-		log.V(1).Info("Waiting for the shoot usage index to sync")
-		return reconcile.Result{RequeueAfter: time.Second}, nil
-	}
 	if waiting, err := r.unmetExpectations(ctx, set); err != nil || waiting {
 		return reconcile.Result{RequeueAfter: time.Second}, err
 	}
@@ -126,6 +121,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		r.actuator.expectations.forget(set.UID)
 		out.status = nil
 		return reconcile.Result{}, nil
+	}
+	if out.recheck {
+		return reconcile.Result{RequeueAfter: time.Second}, nil
 	}
 	if out.inFlight && r.Config.InFlightResync > 0 {
 		return reconcile.Result{RequeueAfter: r.Config.InFlightResync}, nil

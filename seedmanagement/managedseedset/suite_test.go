@@ -1,0 +1,243 @@
+package managedseedset
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
+	"github.com/seedscaler/seedscaler/seedmanagement/seed"
+)
+
+// Timing of the suite: heartbeats renewed every second go stale after three, so a seed whose
+// gardenlet the test stops turns NotReady quickly; no test depends on the exact lengths.
+const (
+	testGracePeriod   = 3 * time.Second
+	heartbeatInterval = time.Second
+	testMaxRetries    = 2
+)
+
+var (
+	env       *testenv.Environment
+	gardenlet *fakeGardenlet
+	hist      *history
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+// run starts a real kube-apiserver and, on one manager, the set controller, the real seed
+// controller (ManagedSeed registration and seed lifecycle) and a fake gardenlet that
+// reconciles the replicas' shoots and renews the seeds' heartbeats.
+func run(m *testing.M) int {
+	// Tests judge the controllers by what they write to the apiserver: print only errors.
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	_ = klogFlags.Set("logtostderr", "false")
+	_ = klogFlags.Set("stderrthreshold", "ERROR")
+	klog.SetOutput(io.Discard)
+	logf.SetLogger(klog.NewKlogr())
+	var err error
+	env, err = testenv.Start(testenv.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: seed.LeaseNamespace}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	opts := manager.Options{
+		Scheme:  env.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache:   cache.Options{ByObject: seed.CacheByObject()},
+	}
+	CacheOptions(&opts.Cache)
+	mgr, err := manager.New(env.Config, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := addControllers(ctx, mgr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if hist, err = startHistory(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	go gardenlet.renewHeartbeats(ctx)
+	code := m.Run()
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		return 1
+	}
+	return code
+}
+
+func addControllers(ctx context.Context, mgr manager.Manager) error {
+	seedUsage := usage.NewIndex()
+	if err := (&seed.Reconciler{Usage: seedUsage, GracePeriod: testGracePeriod}).AddToManager(mgr); err != nil {
+		return fmt.Errorf("adding the seed lifecycle controller: %w", err)
+	}
+	if err := (&managedseed.Reconciler{Usage: seedUsage, DeletionRecheckInterval: time.Second}).AddToManager(ctx, mgr); err != nil {
+		return fmt.Errorf("adding the ManagedSeed controller: %w", err)
+	}
+	set := &Reconciler{Config: Config{MaxShootRetries: testMaxRetries, ConcurrentSyncs: 4, InFlightResync: 2 * time.Second}}
+	if err := set.AddToManager(ctx, mgr); err != nil {
+		return fmt.Errorf("adding the set controller: %w", err)
+	}
+	gardenlet = &fakeGardenlet{client: mgr.GetClient(), failing: map[string]bool{}, stopped: map[string]bool{}}
+	return builder.ControllerManagedBy(mgr).
+		Named("fake-gardenlet").
+		For(&gardencorev1beta1.Shoot{}).
+		Complete(gardenlet)
+}
+
+// fakeGardenlet plays what Gardener's gardenlets do for the replicas of sets: it reconciles
+// their shoots (status.lastOperation Succeeded for the current generation, or Failed for
+// shoots the test makes fail, taking up gardener.cloud/operation=retry like Gardener) and
+// renews every seed's heartbeat Lease except for seeds whose gardenlet the test stopped.
+type fakeGardenlet struct {
+	client client.Client
+
+	mu      sync.Mutex
+	failing map[string]bool // namespace/name of shoots whose reconciliation fails
+	stopped map[string]bool // seeds whose heartbeat is not renewed
+}
+
+func (g *fakeGardenlet) setFailing(shoot client.ObjectKey, failing bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.failing[shoot.String()] = failing
+}
+
+func (g *fakeGardenlet) isFailing(shoot client.ObjectKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failing[shoot.String()]
+}
+
+func (g *fakeGardenlet) stopHeartbeat(seedName string, stop bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopped[seedName] = stop
+}
+
+func (g *fakeGardenlet) heartbeatStopped(seedName string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stopped[seedName]
+}
+
+// Reconcile reconciles a replica shoot once per generation and per retry. Shoots that are not
+// a set's replicas (tenant shoots the tests place on seeds) are left alone.
+func (g *fakeGardenlet) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	shoot := &gardencorev1beta1.Shoot{}
+	if err := g.client.Get(ctx, req.NamespacedName, shoot); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if _, replica := shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]; !replica || shoot.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	retry := shoot.Annotations[seedmanagementv1alpha1.AnnotationOperation] == seedmanagementv1alpha1.OperationRetry
+	state := gardencorev1beta1.LastOperationStateSucceeded
+	if g.isFailing(req.NamespacedName) {
+		state = gardencorev1beta1.LastOperationStateFailed
+	}
+	op := shoot.Status.LastOperation
+	if !retry && op != nil && op.State == state && shoot.Status.ObservedGeneration == shoot.Generation {
+		return reconcile.Result{}, nil
+	}
+	if retry {
+		patch := client.MergeFrom(shoot.DeepCopy())
+		delete(shoot.Annotations, seedmanagementv1alpha1.AnnotationOperation)
+		if err := g.client.Patch(ctx, shoot, patch); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	opType := gardencorev1beta1.LastOperationTypeReconcile
+	if op == nil {
+		opType = gardencorev1beta1.LastOperationTypeCreate
+	}
+	patch := client.MergeFrom(shoot.DeepCopy())
+	shoot.Status.ObservedGeneration = shoot.Generation
+	shoot.Status.LastOperation = &gardencorev1beta1.LastOperation{
+		Type: opType, State: state, Progress: 100, LastUpdateTime: metav1.Now(),
+		Description: "Played by the test's gardenlet.",
+	}
+	return reconcile.Result{}, client.IgnoreNotFound(g.client.Status().Patch(ctx, shoot, patch))
+}
+
+// renewHeartbeats renews the heartbeat Lease of every seed whose gardenlet runs.
+func (g *fakeGardenlet) renewHeartbeats(ctx context.Context) {
+	ticker := time.NewTicker(heartbeatInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		seeds := &gardencorev1beta1.SeedList{}
+		if err := g.client.List(ctx, seeds); err != nil {
+			continue
+		}
+		for _, s := range seeds.Items {
+			if s.DeletionTimestamp != nil || g.heartbeatStopped(s.Name) {
+				continue
+			}
+			_ = renewLease(ctx, g.client, s.Name)
+		}
+	}
+}
+
+func renewLease(ctx context.Context, c client.Client, seedName string) error {
+	now := metav1.NewMicroTime(time.Now())
+	lease := &coordinationv1.Lease{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: seed.LeaseNamespace, Name: seedName}, lease)
+	if apierrors.IsNotFound(err) {
+		lease = &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: seed.LeaseNamespace, Name: seedName},
+			Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(seedName), RenewTime: &now, LeaseDurationSeconds: ptr.To[int32](3)},
+		}
+		return c.Create(ctx, lease)
+	}
+	if err != nil {
+		return err
+	}
+	patch := client.MergeFrom(lease.DeepCopy())
+	lease.Spec.RenewTime = &now
+	return c.Patch(ctx, lease, patch)
+}
