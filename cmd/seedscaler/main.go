@@ -35,6 +35,7 @@ func main() {
 		seedControllerCommand(),
 		setControllerCommand(),
 		exporterCommand(),
+		adapterCommand(),
 		localCommand(),
 	)
 	if err := root.ExecuteContext(ctx); err != nil {

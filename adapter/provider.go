@@ -1,0 +1,412 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"golang.org/x/sync/singleflight"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/metrics/pkg/apis/custom_metrics"
+	"k8s.io/metrics/pkg/apis/external_metrics"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+)
+
+// ObjectLister finds the names of the objects of a resource that match a label selector,
+// from a cache: a list request must not list objects from the kube-apiserver.
+type ObjectLister interface {
+	// Names returns the names of the objects of gr in namespace (empty for cluster-scoped
+	// resources) that match selector.
+	Names(gr schema.GroupResource, namespace string, selector labels.Selector) ([]string, error)
+}
+
+// Provider answers custom.metrics.k8s.io and external.metrics.k8s.io from Prometheus.
+type Provider struct {
+	cfg     *Config
+	prom    promv1.API
+	clock   clock.WithTicker
+	metrics *Metrics
+	avail   *availability
+	objects ObjectLister
+	// kinds of the rules' resources, for the described object of each value.
+	kinds  map[schema.GroupResource]schema.GroupVersionKind
+	mapper apimeta.RESTMapper
+	cache  *valueCache
+}
+
+var (
+	_ provider.CustomMetricsProvider   = &Provider{}
+	_ provider.ExternalMetricsProvider = &Provider{}
+)
+
+// NewProvider builds a provider over a validated configuration. kinds maps each rule's
+// resource to its kind; mapper normalizes resources a request names differently (e.g.
+// singular); objects resolves label selectors of list requests.
+func NewProvider(cfg *Config, prom promv1.API, clk clock.WithTicker, metrics *Metrics, kinds map[schema.GroupResource]schema.GroupVersionKind, mapper apimeta.RESTMapper, objects ObjectLister) *Provider {
+	return &Provider{
+		cfg:     cfg,
+		prom:    prom,
+		clock:   clk,
+		metrics: metrics,
+		avail:   newAvailability(cfg.Discovery.Retention.Duration),
+		objects: objects,
+		kinds:   kinds,
+		mapper:  mapper,
+		cache:   &valueCache{ttl: cfg.Values.CacheTTL.Duration, clock: clk, entries: map[string]cachedVector{}},
+	}
+}
+
+// discoverer of the provider's availability.
+func (p *Provider) discoverer() *discoverer {
+	return &discoverer{prom: p.prom, cfg: p.cfg, clock: p.clock, metrics: p.metrics, avail: p.avail}
+}
+
+// ListAllMetrics lists the custom metrics discovery found.
+func (p *Provider) ListAllMetrics() []provider.CustomMetricInfo {
+	return p.customMetricInfos()
+}
+
+// ListAllExternalMetrics lists the external metrics discovery found.
+func (p *Provider) ListAllExternalMetrics() []provider.ExternalMetricInfo {
+	keys := p.avail.keys(true)
+	seen := map[string]bool{}
+	out := make([]provider.ExternalMetricInfo, 0, len(keys))
+	for _, k := range keys {
+		if !seen[k.metric] {
+			seen[k.metric] = true
+			out = append(out, provider.ExternalMetricInfo{Metric: k.metric})
+		}
+	}
+	return out
+}
+
+// customRule finds the rule serving a metric of a resource and the series it reads.
+func (p *Provider) customRule(info provider.CustomMetricInfo) (*Rule, string, bool) {
+	gr := info.GroupResource
+	if _, ok := p.kinds[gr]; !ok && p.mapper != nil {
+		// The request may name the resource differently, e.g. singular or without a group.
+		if normalized, _, err := info.Normalized(p.mapper); err == nil {
+			gr = normalized.GroupResource
+		}
+	}
+	for i := range p.cfg.Rules {
+		r := &p.cfg.Rules[i]
+		if r.GroupResource() != gr {
+			continue
+		}
+		if series, ok := p.seriesFor(false, i, &r.query, info.Metric); ok {
+			return r, series, true
+		}
+	}
+	return nil, "", false
+}
+
+// seriesFor maps an exposed metric name to the series of rule i: the one discovery saw,
+// or, for a rule that keeps series names, the name itself, so that a metric can be read
+// before the first discovery has seen it.
+func (p *Provider) seriesFor(external bool, i int, spec *querySpec, metric string) (string, bool) {
+	if series, ok := p.avail.series(external, i, metric); ok {
+		return series, true
+	}
+	if spec.as == "" && spec.matches.MatchString(metric) && model.LegacyValidation.IsValidMetricName(metric) {
+		return metric, true
+	}
+	return "", false
+}
+
+// GetMetricByName returns the value of a metric for one object.
+func (p *Provider) GetMetricByName(ctx context.Context, name types.NamespacedName, info provider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValue, error) {
+	value, err := p.getMetricByName(ctx, name, info, metricSelector)
+	p.countRequest(apiCustom, err)
+	return value, err
+}
+
+func (p *Provider) getMetricByName(ctx context.Context, name types.NamespacedName, info provider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValue, error) {
+	rule, series, ok := p.customRule(info)
+	if !ok {
+		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
+	}
+	matchers, err := selectorMatchers(metricSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	matchers = append(matchers, matcher{rule.ObjectLabel, "=", name.Name})
+	groupBy := []string{rule.ObjectLabel}
+	if rule.Namespaced() {
+		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", name.Namespace})
+		groupBy = append(groupBy, rule.NamespaceLabel)
+	}
+	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	res, err := p.run(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	key := groupKey(groupBy, map[string]string{rule.ObjectLabel: name.Name, rule.NamespaceLabel: name.Namespace})
+	s, ok := res.samples[key]
+	if !ok {
+		reason, known := res.missing[key]
+		if !known {
+			reason = missingNoSample
+		}
+		return nil, p.notFound(rule.GroupResource(), info.Metric, fmt.Sprintf("%s %s", rule.GroupResource(), klog.KRef(name.Namespace, name.Name)), reason)
+	}
+	v := p.metricValue(rule, info.Metric, name.Namespace, name.Name, metricSelector, s)
+	return &v, nil
+}
+
+// GetMetricBySelector returns the values of a metric for every object a label selector
+// picks, from one Prometheus query filtered by the metric selector and namespace: objects
+// are matched in memory, never by listing their names in the query. Objects without a
+// usable value are left out; when none has one, the metric is not found.
+func (p *Provider) GetMetricBySelector(ctx context.Context, namespace string, selector labels.Selector, info provider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValueList, error) {
+	list, err := p.getMetricBySelector(ctx, namespace, selector, info, metricSelector)
+	p.countRequest(apiCustom, err)
+	return list, err
+}
+
+func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, selector labels.Selector, info provider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValueList, error) {
+	rule, series, ok := p.customRule(info)
+	if !ok {
+		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
+	}
+	names, err := p.objects.Names(rule.GroupResource(), namespace, selector)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), err))
+	}
+	matchers, err := selectorMatchers(metricSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	groupBy := []string{rule.ObjectLabel}
+	if rule.Namespaced() {
+		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
+		groupBy = append(groupBy, rule.NamespaceLabel)
+	}
+	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	res, err := p.run(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	list := &custom_metrics.MetricValueList{}
+	for _, name := range names {
+		key := groupKey(groupBy, map[string]string{rule.ObjectLabel: name, rule.NamespaceLabel: namespace})
+		if s, ok := res.samples[key]; ok {
+			list.Items = append(list.Items, p.metricValue(rule, info.Metric, namespace, name, metricSelector, s))
+		}
+	}
+	if len(list.Items) == 0 {
+		return nil, provider.NewMetricNotFoundForSelectorError(rule.GroupResource(), info.Metric, "*", selector)
+	}
+	return list, nil
+}
+
+func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metricSelector labels.Selector, s sample) custom_metrics.MetricValue {
+	gvk := p.kinds[rule.GroupResource()]
+	v := custom_metrics.MetricValue{
+		DescribedObject: custom_metrics.ObjectReference{
+			APIVersion: gvk.GroupVersion().String(),
+			Kind:       gvk.Kind,
+			Name:       name,
+		},
+		Metric:        custom_metrics.MetricIdentifier{Name: metric},
+		Timestamp:     metav1.NewTime(s.timestamp),
+		WindowSeconds: ptr.To(int64(rule.query.window / time.Second)),
+		Value:         quantity(s.value),
+	}
+	if rule.Namespaced() {
+		v.DescribedObject.Namespace = namespace
+	}
+	if metricSelector != nil && !metricSelector.Empty() {
+		v.Metric.Selector = labelSelector(metricSelector)
+	}
+	return v
+}
+
+// GetExternalMetric returns the values of an external metric, one per label set of the
+// rule's groupBy.
+func (p *Provider) GetExternalMetric(ctx context.Context, namespace string, metricSelector labels.Selector, info provider.ExternalMetricInfo) (*external_metrics.ExternalMetricValueList, error) {
+	list, err := p.getExternalMetric(ctx, namespace, metricSelector, info)
+	p.countRequest(apiExternal, err)
+	return list, err
+}
+
+func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metricSelector labels.Selector, info provider.ExternalMetricInfo) (*external_metrics.ExternalMetricValueList, error) {
+	gr := schema.GroupResource{Group: external_metrics.GroupName, Resource: info.Metric}
+	var (
+		rule   *ExternalRule
+		series string
+	)
+	for i := range p.cfg.ExternalRules {
+		if s, ok := p.seriesFor(true, i, &p.cfg.ExternalRules[i].query, info.Metric); ok {
+			rule, series = &p.cfg.ExternalRules[i], s
+			break
+		}
+	}
+	if rule == nil {
+		return nil, provider.NewMetricNotFoundError(gr, info.Metric)
+	}
+	matchers, err := selectorMatchers(metricSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if rule.NamespaceLabel != "" {
+		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
+	}
+	q, err := buildValueQuery(&rule.query, series, matchers, rule.GroupBy)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	res, err := p.run(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	list := &external_metrics.ExternalMetricValueList{}
+	for _, key := range res.sortedKeys() {
+		s := res.samples[key]
+		list.Items = append(list.Items, external_metrics.ExternalMetricValue{
+			MetricName:    info.Metric,
+			MetricLabels:  s.labels,
+			Timestamp:     metav1.NewTime(s.timestamp),
+			WindowSeconds: ptr.To(int64(rule.query.window / time.Second)),
+			Value:         quantity(s.value),
+		})
+	}
+	if len(list.Items) == 0 {
+		return nil, provider.NewMetricNotFoundForSelectorError(gr, info.Metric, "", metricSelector)
+	}
+	return list, nil
+}
+
+// run executes a value query, through the cache, and reads its result at now.
+func (p *Provider) run(ctx context.Context, q valueQuery) (result, error) {
+	vec, err := p.cache.get(ctx, q.promQL, func(ctx context.Context) (model.Vector, error) {
+		begin := p.clock.Now()
+		value, _, _, err := p.prom.Query(ctx, q.promQL, begin)
+		p.metrics.queryDuration.WithLabelValues(queryKindValue).Observe(p.clock.Since(begin).Seconds())
+		if err != nil {
+			p.metrics.queryErrors.WithLabelValues(queryKindValue).Inc()
+			return nil, err
+		}
+		vec, ok := value.(model.Vector)
+		if !ok {
+			p.metrics.queryErrors.WithLabelValues(queryKindValue).Inc()
+			return nil, fmt.Errorf("prometheus answered a %s, not a vector", value.Type())
+		}
+		return vec, nil
+	}, p.metrics)
+	if err != nil {
+		// Never a value when Prometheus cannot tell: the caller gets an error it can see.
+		return result{}, apierrors.NewServiceUnavailable(fmt.Sprintf("querying Prometheus: %v", err))
+	}
+	return readResult(vec, q.groupBy, p.clock.Now(), p.cfg.Values.Staleness.Duration), nil
+}
+
+// notFound says that a metric has no usable value for an object, and why.
+func (p *Provider) notFound(gr schema.GroupResource, metric, object string, reason missingReason) error {
+	msg := fmt.Sprintf("the server could not find the metric %s for %s: %s", metric, object, reason)
+	if reason == missingStale {
+		msg += fmt.Sprintf(" (its newest sample is older than %s)", p.cfg.Values.Staleness.Duration)
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotFound,
+		Reason:  metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: metric},
+		Message: msg,
+	}}
+}
+
+func (p *Provider) countRequest(api string, err error) {
+	switch {
+	case err == nil:
+		p.metrics.requests.WithLabelValues(api, resultOK).Inc()
+	case apierrors.IsNotFound(err):
+		p.metrics.requests.WithLabelValues(api, resultMissing).Inc()
+	default:
+		p.metrics.requests.WithLabelValues(api, resultError).Inc()
+	}
+}
+
+// quantity keeps three decimals of a value, as metrics of the Kubernetes APIs do.
+func quantity(v float64) resource.Quantity {
+	return *resource.NewMilliQuantity(int64(v*1000), resource.DecimalSI)
+}
+
+func labelSelector(sel labels.Selector) *metav1.LabelSelector {
+	ls, err := metav1.ParseToLabelSelector(sel.String())
+	if err != nil {
+		return nil
+	}
+	return ls
+}
+
+// cachedVector is a query result and when it was fetched.
+type cachedVector struct {
+	vector    model.Vector
+	fetchedAt time.Time
+}
+
+// valueCache reuses a query's result for a short time and merges concurrent identical
+// queries into one, so that a burst of requests (the HPA of many targets, several
+// autoscaler replicas) costs Prometheus one query. Errors are never cached.
+type valueCache struct {
+	ttl   time.Duration
+	clock clock.PassiveClock
+
+	mu      sync.Mutex
+	entries map[string]cachedVector
+	flight  singleflight.Group
+}
+
+func (c *valueCache) get(ctx context.Context, query string, fetch func(context.Context) (model.Vector, error), metrics *Metrics) (model.Vector, error) {
+	if c.ttl > 0 {
+		c.mu.Lock()
+		e, ok := c.entries[query]
+		c.mu.Unlock()
+		if ok && c.clock.Since(e.fetchedAt) < c.ttl {
+			metrics.cacheHits.Inc()
+			return e.vector, nil
+		}
+	}
+	v, err, _ := c.flight.Do(query, func() (any, error) {
+		vec, err := fetch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c.ttl > 0 {
+			c.mu.Lock()
+			now := c.clock.Now()
+			c.entries[query] = cachedVector{vector: vec, fetchedAt: now}
+			for q, e := range c.entries {
+				if now.Sub(e.fetchedAt) >= c.ttl {
+					delete(c.entries, q)
+				}
+			}
+			c.mu.Unlock()
+		}
+		return vec, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(model.Vector), nil
+}

@@ -1,0 +1,208 @@
+package adapter
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// partLabel tells the two halves of a value query apart: the rule's value and the
+// timestamp of the newest raw sample behind it. Prometheus stamps an instant query's result
+// with the evaluation time; asking for timestamp() of the raw series in the same query
+// gives each value its real age at no extra round trip.
+const partLabel = "seedscaler_adapter_part"
+
+const (
+	partValue     = "value"
+	partTimestamp = "timestamp"
+)
+
+// matcher is one PromQL label matcher.
+type matcher struct {
+	label string
+	op    string // =, !=, =~, !~
+	value string
+}
+
+func (m matcher) String() string {
+	return m.label + m.op + strconv.Quote(m.value)
+}
+
+func joinMatchers(ms []matcher) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// selectorMatchers turns a metric label selector of a request into PromQL matchers. Set
+// operators become anchored alternations of quoted values; only label names Prometheus
+// accepts can be used.
+func selectorMatchers(sel labels.Selector) ([]matcher, error) {
+	if sel == nil {
+		return nil, nil
+	}
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return nil, nil
+	}
+	var out []matcher
+	for _, r := range reqs {
+		key := r.Key()
+		if !model.LegacyValidation.IsValidLabelName(key) {
+			return nil, fmt.Errorf("metric label selector: %q is not a Prometheus label name", key)
+		}
+		values := r.Values().List()
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals:
+			out = append(out, matcher{key, "=", values[0]})
+		case selection.NotEquals:
+			out = append(out, matcher{key, "!=", values[0]})
+		case selection.In:
+			out = append(out, matcher{key, "=~", alternation(values)})
+		case selection.NotIn:
+			out = append(out, matcher{key, "!~", alternation(values)})
+		case selection.Exists:
+			out = append(out, matcher{key, "!=", ""})
+		case selection.DoesNotExist:
+			out = append(out, matcher{key, "=", ""})
+		default:
+			return nil, fmt.Errorf("metric label selector: operator %q on %s is not supported; use =, !=, in, notin, exists or !", r.Operator(), key)
+		}
+	}
+	return out, nil
+}
+
+func alternation(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = regexp.QuoteMeta(v)
+	}
+	return strings.Join(quoted, "|")
+}
+
+// valueQuery is a built query and how to read its result.
+type valueQuery struct {
+	// promQL is the whole query sent to Prometheus.
+	promQL string
+	// groupBy are the labels a result is keyed by.
+	groupBy []string
+}
+
+// buildValueQuery renders a rule's template for one series name and the given matchers, and
+// joins it with the timestamps of the raw series, both grouped by groupBy, into one query.
+func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string) (valueQuery, error) {
+	args := queryArgs{
+		Series:        series,
+		LabelMatchers: joinMatchers(matchers),
+		GroupBy:       strings.Join(groupBy, ","),
+		Window:        model.Duration(spec.window).String(),
+	}
+	var value bytes.Buffer
+	if err := spec.template.Execute(&value, args); err != nil {
+		return valueQuery{}, fmt.Errorf("rendering the metrics query of %s: %w", series, err)
+	}
+	timestamps := fmt.Sprintf("max by (%s) (timestamp(%s{%s}))", args.GroupBy, series, args.LabelMatchers)
+	promQL := fmt.Sprintf(`label_replace(%s, %q, %q, "", "") or label_replace(%s, %q, %q, "", "")`,
+		value.String(), partLabel, partValue, timestamps, partLabel, partTimestamp)
+	return valueQuery{promQL: promQL, groupBy: groupBy}, nil
+}
+
+// sample is one value of a query result, keyed by its group labels.
+type sample struct {
+	labels    map[string]string
+	value     float64
+	timestamp time.Time
+}
+
+// missingReason says why a group has no usable value.
+type missingReason string
+
+const (
+	missingNoSample  missingReason = "no sample"
+	missingNaN       missingReason = "NaN"
+	missingStale     missingReason = "stale"
+	missingNoTimeRef missingReason = "no raw sample timestamp"
+)
+
+// result is the outcome of a value query: usable samples and, per group that had something
+// unusable, why.
+type result struct {
+	samples map[string]sample
+	missing map[string]missingReason
+}
+
+// groupKey keys a result by the values of the group labels.
+func groupKey(groupBy []string, lbls map[string]string) string {
+	parts := make([]string, len(groupBy))
+	for i, l := range groupBy {
+		parts[i] = lbls[l]
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// readResult pairs values and timestamps of a query's vector and sorts out what is missing:
+// NaN or infinite values, samples older than staleness at now, and values without a raw
+// sample behind them. A group absent from the vector is missing too; callers see it as
+// absent from result.samples.
+func readResult(vec model.Vector, groupBy []string, now time.Time, staleness time.Duration) result {
+	values := map[string]*model.Sample{}
+	timestamps := map[string]float64{}
+	for _, s := range vec {
+		lbls := make(map[string]string, len(s.Metric))
+		for k, v := range s.Metric {
+			lbls[string(k)] = string(v)
+		}
+		key := groupKey(groupBy, lbls)
+		switch lbls[partLabel] {
+		case partValue:
+			values[key] = s
+		case partTimestamp:
+			timestamps[key] = float64(s.Value)
+		}
+	}
+	res := result{samples: map[string]sample{}, missing: map[string]missingReason{}}
+	for key, s := range values {
+		v := float64(s.Value)
+		ts, ok := timestamps[key]
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			res.missing[key] = missingNaN
+			continue
+		case !ok:
+			res.missing[key] = missingNoTimeRef
+			continue
+		}
+		at := time.UnixMilli(int64(math.Round(ts * 1000))).UTC()
+		if now.Sub(at) > staleness {
+			res.missing[key] = missingStale
+			continue
+		}
+		lbls := map[string]string{}
+		for _, l := range groupBy {
+			lbls[l] = string(s.Metric[model.LabelName(l)])
+		}
+		res.samples[key] = sample{labels: lbls, value: v, timestamp: at}
+	}
+	return res
+}
+
+// sortedKeys returns the keys of the usable samples in order, for stable answers.
+func (r result) sortedKeys() []string {
+	keys := make([]string, 0, len(r.samples))
+	for k := range r.samples {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,329 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	promapi "github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/discovery"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/cmd/options"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/dynamicmapper"
+)
+
+// The adapter lists the objects its rules describe from a metadata cache, to resolve the
+// label selectors of list requests. Authentication and authorization are delegated to the
+// kube-apiserver; the chart binds system:auth-delegator and the
+// extension-apiserver-authentication-reader Role for that.
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets,verbs=get;list;watch
+
+// Options are the adapter's flags.
+type Options struct {
+	// Kubeconfig is the path of a kubeconfig for every client of the adapter: the object
+	// cache, discovery, and the delegated authentication and authorization (unless their
+	// own flags are given). Empty means $KUBECONFIG, then in-cluster.
+	Kubeconfig string
+	// MetricsBindAddress serves the adapter's own metrics on /metrics over plain HTTP; "0"
+	// disables it.
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz over plain HTTP; "0" disables it.
+	HealthProbeBindAddress string
+	// PrometheusURL is the base URL of the Prometheus to query.
+	PrometheusURL string
+	// PrometheusTimeout bounds every query to Prometheus.
+	PrometheusTimeout time.Duration
+	// ConfigPath is the adapter configuration file; empty means the built-in rules.
+	ConfigPath string
+	// Server holds the API server's own flags: serving, authentication, authorization.
+	Server *options.CustomMetricsAdapterServerOptions
+	// Clock is the adapter's clock; the real one when nil.
+	Clock clock.WithTicker
+}
+
+// NewOptions returns options with the defaults of the chart: the API served on port 6443, a
+// serving certificate generated in memory when no --tls-cert-file is given.
+func NewOptions() *Options {
+	server := options.NewCustomMetricsAdapterServerOptions()
+	server.SecureServing.BindPort = 6443
+	// Neither a directory nor a pair name: a certificate generated for local runs stays in
+	// memory, so a read-only root file system is enough.
+	server.SecureServing.ServerCert.CertDirectory = ""
+	server.SecureServing.ServerCert.PairName = ""
+	return &Options{PrometheusTimeout: 10 * time.Second, Server: server}
+}
+
+// AddFlags registers the adapter's flags, the API server's included.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path of a kubeconfig for the object cache and the delegated authentication and authorization. Empty: $KUBECONFIG, then the in-cluster configuration.")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8092", "Address the adapter's own metrics are served on (/metrics, plain HTTP); \"0\" disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8093", "Address /healthz and /readyz are served on (plain HTTP); \"0\" disables them.")
+	fs.StringVar(&o.PrometheusURL, "prometheus-url", "", "Base URL of the Prometheus that scrapes the exporter and the scheduler, e.g. http://prometheus-operated.monitoring.svc:9090.")
+	fs.DurationVar(&o.PrometheusTimeout, "prometheus-timeout", o.PrometheusTimeout, "Time limit of one query to Prometheus.")
+	fs.StringVar(&o.ConfigPath, "config", "", "Adapter configuration file (rules, discovery, staleness; docs/adapter.md). Empty: the built-in rules.")
+	o.Server.AddFlags(fs)
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.PrometheusURL == "" {
+		errs = append(errs, errors.New("--prometheus-url is required: the base URL of the Prometheus that scrapes the exporter, e.g. http://prometheus-operated.monitoring.svc:9090"))
+	}
+	if o.PrometheusTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--prometheus-timeout must be positive, got %s", o.PrometheusTimeout))
+	}
+	errs = append(errs, o.Server.Validate()...)
+	return errors.Join(errs...)
+}
+
+// Run serves the metrics APIs until ctx ends. Configuration errors, unknown resources and
+// a series query Prometheus refuses fail it before anything is served.
+func Run(ctx context.Context, o *Options) error {
+	log := logr.FromContextOrDiscard(ctx).WithName("adapter")
+	ctx = logr.NewContext(ctx, log)
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	cfg, err := LoadConfig(o.ConfigPath)
+	if err != nil {
+		return err
+	}
+	restConfig, err := o.restConfig()
+	if err != nil {
+		return err
+	}
+	discoveryClient, err := discovery.NewDiscoveryClientForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	mapper, err := dynamicmapper.NewRESTMapper(discoveryClient, 5*time.Minute)
+	if err != nil {
+		return fmt.Errorf("reading the cluster's API resources: %w", err)
+	}
+	mapper.RunUntil(ctx.Done())
+	resources, err := cfg.ResolveResources(mapper)
+	if err != nil {
+		return fmt.Errorf("adapter rules do not fit the cluster: %w", err)
+	}
+	kinds := map[schema.GroupResource]schema.GroupVersionKind{}
+	for gr, gvr := range resources {
+		if kinds[gr], err = mapper.KindFor(gvr); err != nil {
+			return err
+		}
+	}
+	objects, err := startObjectCache(ctx, restConfig, resources)
+	if err != nil {
+		return err
+	}
+
+	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: &http.Client{Timeout: o.PrometheusTimeout}})
+	if err != nil {
+		return fmt.Errorf("--prometheus-url %q: %w", o.PrometheusURL, err)
+	}
+	reg := prometheus.NewRegistry()
+	metrics, err := NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	p := NewProvider(cfg, promv1.NewAPI(promClient), clk, metrics, kinds, mapper, objects)
+
+	disc := p.discoverer()
+	if err := disc.refresh(ctx); err != nil {
+		if badSelector(err) {
+			return fmt.Errorf("Prometheus refuses a series query of the adapter rules: %w", err)
+		}
+		log.Error(err, "First discovery of available metrics failed; retrying every interval", "prometheus", o.PrometheusURL)
+	}
+	go disc.run(ctx)
+
+	server, err := o.newServer(restConfig, p)
+	if err != nil {
+		return fmt.Errorf("building the metrics API server: %w", err)
+	}
+	var serving atomic.Bool
+	if err := serveHTTP(ctx, o.MetricsBindAddress, metricsHandler(reg)); err != nil {
+		return fmt.Errorf("--metrics-bind-address: %w", err)
+	}
+	if err := serveHTTP(ctx, o.HealthProbeBindAddress, healthHandler(&serving)); err != nil {
+		return fmt.Errorf("--health-probe-bind-address: %w", err)
+	}
+	prepared := server.GenericAPIServer.PrepareRun()
+	serving.Store(true)
+	log.Info("Serving custom and external metrics", "prometheus", o.PrometheusURL, "rules", len(cfg.Rules), "externalRules", len(cfg.ExternalRules))
+	return prepared.RunWithContext(ctx)
+}
+
+// newServer builds the generic API server of both metrics APIs around the provider:
+// secure serving, delegated authentication (TokenReview, requestheader) and authorization
+// (SubjectAccessReview) from the options.
+func (o *Options) newServer(restConfig *rest.Config, p *Provider) (*apiserver.CustomMetricsAdapterServer, error) {
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	informers := kubeinformers.NewSharedInformerFactory(client, 0)
+	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	serverConfig.ClientConfig = restConfig
+	serverConfig.SharedInformerFactory = informers
+	if err := o.Server.ApplyTo(serverConfig); err != nil {
+		return nil, err
+	}
+	config := &apiserver.Config{GenericConfig: &serverConfig.Config}
+	return config.Complete(informers).New("seedscaler-adapter", p, p)
+}
+
+// restConfig loads --kubeconfig (or $KUBECONFIG, then in-cluster), and points the delegated
+// authentication and authorization at the same file unless their own flags name another.
+func (o *Options) restConfig() (*rest.Config, error) {
+	path := o.Kubeconfig
+	if path == "" {
+		path = os.Getenv("KUBECONFIG")
+	}
+	if path == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig given, $KUBECONFIG unset, and not in a cluster: %w", err)
+		}
+		return cfg, nil
+	}
+	if o.Server.Authentication.RemoteKubeConfigFile == "" {
+		o.Server.Authentication.RemoteKubeConfigFile = path
+	}
+	if o.Server.Authorization.RemoteKubeConfigFile == "" {
+		o.Server.Authorization.RemoteKubeConfigFile = path
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	// The API server's own metrics (apiserver_request_*, process, Go) live in the legacy
+	// registry; serve both on one endpoint.
+	gatherers := prometheus.Gatherers{reg, legacyregistry.DefaultGatherer}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func healthHandler(serving *atomic.Bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !serving.Load() {
+			http.Error(w, "the metrics API server is not serving yet", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	return mux
+}
+
+// serveHTTP serves handler on addr until ctx ends; "0" or empty serves nothing.
+func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
+	if addr == "" || addr == "0" {
+		return nil
+	}
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = server.Serve(listener) }()
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = server.Shutdown(shutdownCtx)
+	}()
+	return nil
+}
+
+// metadataObjects resolves label selectors from metadata informers: names and labels only,
+// kept current by watches.
+type metadataObjects struct {
+	listers map[schema.GroupResource]cache.GenericLister
+}
+
+func startObjectCache(ctx context.Context, restConfig *rest.Config, resources map[schema.GroupResource]schema.GroupVersionResource) (*metadataObjects, error) {
+	client, err := metadata.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	factory := metadatainformer.NewSharedInformerFactory(client, 0)
+	m := &metadataObjects{listers: map[schema.GroupResource]cache.GenericLister{}}
+	for gr, gvr := range resources {
+		m.listers[gr] = factory.ForResource(gvr).Lister()
+	}
+	factory.Start(ctx.Done())
+	for gvr, synced := range factory.WaitForCacheSync(ctx.Done()) {
+		if !synced {
+			return nil, fmt.Errorf("the cache of %s did not sync; can the adapter list and watch them?", gvr.GroupResource())
+		}
+	}
+	return m, nil
+}
+
+// Names implements ObjectLister.
+func (m *metadataObjects) Names(gr schema.GroupResource, namespace string, selector labels.Selector) ([]string, error) {
+	lister, ok := m.listers[gr]
+	if !ok {
+		return nil, fmt.Errorf("no cache of %s", gr)
+	}
+	if selector == nil {
+		selector = labels.Everything()
+	}
+	var (
+		objs []runtime.Object
+		err  error
+	)
+	if namespace != "" {
+		objs, err = lister.ByNamespace(namespace).List(selector)
+	} else {
+		objs, err = lister.List(selector)
+	}
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(objs))
+	for _, o := range objs {
+		accessor, err := meta.Accessor(o)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, accessor.GetName())
+	}
+	return names, nil
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	goflag "flag"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/seedscaler/seedscaler/adapter"
+)
+
+func adapterCommand() *cobra.Command {
+	o := adapter.NewOptions()
+	cmd := &cobra.Command{
+		Use:   "adapter",
+		Short: "Serve custom.metrics.k8s.io and external.metrics.k8s.io from Prometheus",
+		Long: `adapter serves the custom and external metrics APIs through the kube-apiserver's
+aggregation layer, answering from Prometheus by the rules of --config (the built-in rules
+when empty: every garden_seed_* gauge per Seed, the scheduler's pending shoots per
+ManagedSeedSet). Authentication and authorization are delegated to the kube-apiserver.
+Replicas are stateless and all serve. See docs/adapter.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return adapter.Run(logr.NewContext(cmd.Context(), ctrl.Log), o)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	// The chart passes --v to every part; the API server logs through klog.
+	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	for _, name := range []string{"v", "vmodule"} {
+		if cmd.Flags().Lookup(name) == nil {
+			cmd.Flags().AddGoFlag(klogFlags.Lookup(name))
+		}
+	}
+	return cmd
+}
