@@ -34,18 +34,22 @@ type Sample struct {
 	Seeds, SeedsReady int
 	// Allocatable is the sum of the allocatable shoots of the ready seeds.
 	Allocatable int64
-	// Utilization is Bound / Allocatable; 0 without allocatable shoots.
+	// Utilization is the share of Allocatable that shoots use: the shoots bound to the ready
+	// seeds with allocatable shoots, divided by Allocatable; 0 without allocatable shoots.
+	// Shoots on seeds without allocatable shoots (unlimited, such as a root seed) do not count.
 	Utilization float64
 }
 
 // TakeSample counts a landscape; desired is what the demand wants at elapsed.
 func TakeSample(elapsed time.Duration, desired map[string]int, shoots []gardencorev1beta1.Shoot, seeds []gardencorev1beta1.Seed) Sample {
 	smp := Sample{Elapsed: elapsed, Wanted: Total(desired), Seeds: len(seeds)}
+	perSeed := map[string]int{}
 	for i := range shoots {
 		sh := &shoots[i]
 		bound := sh.Spec.SeedName != nil && *sh.Spec.SeedName != ""
 		if bound {
 			smp.Bound++
+			perSeed[*sh.Spec.SeedName]++
 		}
 		if op := sh.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateFailed {
 			smp.Failed++
@@ -61,6 +65,7 @@ func TakeSample(elapsed time.Duration, desired map[string]int, shoots []gardenco
 			smp.Pending++
 		}
 	}
+	used := 0
 	for i := range seeds {
 		if !meta.IsStatusConditionPresentAndEqual(seeds[i].Status.Conditions, gardencorev1beta1.SeedGardenletReady, metav1.ConditionTrue) {
 			continue
@@ -68,10 +73,11 @@ func TakeSample(elapsed time.Duration, desired map[string]int, shoots []gardenco
 		smp.SeedsReady++
 		if q, ok := seeds[i].Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok {
 			smp.Allocatable += q.Value()
+			used += perSeed[seeds[i].Name]
 		}
 	}
 	if smp.Allocatable > 0 {
-		smp.Utilization = float64(smp.Bound) / float64(smp.Allocatable)
+		smp.Utilization = float64(used) / float64(smp.Allocatable)
 	}
 	return smp
 }
@@ -113,7 +119,7 @@ func WriteTimelineCSV(w io.Writer, samples []Sample) error {
 	}
 	for _, smp := range samples {
 		row := []string{
-			strconv.FormatFloat(smp.Elapsed.Seconds(), 'f', -1, 64),
+			strconv.FormatInt(int64(smp.Elapsed/time.Second), 10),
 			strconv.Itoa(smp.Wanted), strconv.Itoa(smp.Tenants), strconv.Itoa(smp.Shoots), strconv.Itoa(smp.Bound),
 			strconv.Itoa(smp.Pending), strconv.Itoa(smp.Failed), strconv.Itoa(smp.Seeds), strconv.Itoa(smp.SeedsReady),
 			strconv.FormatInt(smp.Allocatable, 10), strconv.FormatFloat(smp.Utilization, 'f', 4, 64),
