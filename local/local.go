@@ -162,6 +162,8 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	log.Info("Starting Prometheus")
 	if st.Prometheus, err = promrunner.Start(ctx, promrunner.Options{
 		Binary: promBin, Dir: filepath.Join(workDir, "prometheus"), ScrapeInterval: 2 * time.Second, Targets: targets,
+		// The shipped alerts evaluate too: the demo shows them at /alerts.
+		RuleFiles: []string{filepath.Join(root, "alerts", "seedscaler.rules.yaml")},
 	}); err != nil {
 		return st, err
 	}

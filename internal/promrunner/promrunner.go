@@ -72,6 +72,8 @@ func Start(ctx context.Context, opts Options) (*Prometheus, error) {
 			return nil, err
 		}
 		p.opts.Dir, p.tempDir = dir, true
+	} else if err := os.MkdirAll(p.opts.Dir, 0o755); err != nil {
+		return nil, err
 	}
 	if p.opts.ListenAddress == "" {
 		addr, err := FreeLoopbackAddress()
