@@ -372,3 +372,36 @@ func newCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (cl
 	}
 	return c, nil
 }
+
+// Kill stops a running part at once, as a crash would (the end-to-end tests use it).
+func (st *Stack) Kill(part string) error {
+	p, ok := st.Parts[part]
+	if !ok {
+		return fmt.Errorf("no part %q in this stack", part)
+	}
+	p.kill()
+	return nil
+}
+
+// Restart starts a part again, with the same flags, after Kill.
+func (st *Stack) Restart(part string) error {
+	p, ok := st.Parts[part]
+	if !ok {
+		return fmt.Errorf("no part %q in this stack", part)
+	}
+	if p.running() {
+		return fmt.Errorf("part %s is still running; Kill it first", part)
+	}
+	return p.start()
+}
+
+// Exited names the parts that are not running, with the end of their logs.
+func (st *Stack) Exited() map[string]string {
+	out := map[string]string{}
+	for name, p := range st.Parts {
+		if !p.running() {
+			out[name] = p.tail(2000)
+		}
+	}
+	return out
+}

@@ -6,7 +6,6 @@ package observability
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/seedscaler/seedscaler/internal/dashboards"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
@@ -105,47 +105,9 @@ func TestEveryAlertHasAFiringAndASilentCase(t *testing.T) {
 // description of where it stands.
 func dashboardExprs(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(root(t), "dashboards", "*.json"))
+	exprs, err := dashboards.Expressions(filepath.Join(root(t), "dashboards"))
 	require.NoError(t, err)
-	require.NotEmpty(t, files, "no dashboards")
-	exprs := map[string]string{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var d struct {
-			Title  string `json:"title"`
-			Panels []struct {
-				Title   string `json:"title"`
-				Targets []struct {
-					Expr string `json:"expr"`
-				} `json:"targets"`
-			} `json:"panels"`
-			Templating struct {
-				List []struct {
-					Name  string `json:"name"`
-					Type  string `json:"type"`
-					Query any    `json:"query"`
-				} `json:"list"`
-			} `json:"templating"`
-		}
-		require.NoError(t, json.Unmarshal(data, &d), f)
-		require.NotEmpty(t, d.Panels, "%s has no panels", f)
-		for _, p := range d.Panels {
-			for i, tg := range p.Targets {
-				if tg.Expr != "" {
-					exprs[fmt.Sprintf("%s / %s / target %d", d.Title, p.Title, i)] = tg.Expr
-				}
-			}
-		}
-	}
 	return exprs
-}
-
-// withoutVariables replaces Grafana's template variables with values PromQL can parse.
-func withoutVariables(expr string) string {
-	r := strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "${__range}", "1h", "$__range", "1h")
-	expr = r.Replace(expr)
-	return regexp.MustCompile(`\$\{?[A-Za-z_]+\}?`).ReplaceAllString(expr, "x")
 }
 
 // Every expression parses: promtool checks them as recording rules with the real parser.
@@ -158,7 +120,7 @@ func TestEveryDashboardExpressionParses(t *testing.T) {
 	sort.Strings(keys)
 	var rules []map[string]string
 	for i, k := range keys {
-		rules = append(rules, map[string]string{"record": fmt.Sprintf("dashboard:expr_%d", i), "expr": withoutVariables(exprs[k])})
+		rules = append(rules, map[string]string{"record": fmt.Sprintf("dashboard:expr_%d", i), "expr": dashboards.Resolve(exprs[k], "x")})
 	}
 	data, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboards", "rules": rules}}})
 	require.NoError(t, err)

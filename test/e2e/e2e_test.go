@@ -1,0 +1,438 @@
+// Package e2e runs the whole stack as `seedscaler local` does (etcd, kube-apiserver with
+// aggregation, Prometheus, the adapter as an APIService, every controller as a child
+// process of the real binary, the simulator playing gardenlets) and checks the promises
+// that only hold for the parts together: demand grows the set through the real metrics
+// path, no seed is ever overfilled, a Prometheus outage never scales in, and a crashed
+// controller neither reuses an ordinal nor deletes a seed that hosts shoots.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	promapi "github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/dashboards"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/local"
+)
+
+const (
+	setNamespace = "garden"
+	setName      = "demo"
+	tenants      = "garden-e2e"
+	// What the demo set's seeds offer: capacity 60 less 10 reserved.
+	allocatable = 50
+)
+
+// binary is the seedscaler binary the parts run as, built once by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func run(m *testing.M) (int, error) {
+	root, err := testenv.RepositoryRoot()
+	if err != nil {
+		return 0, err
+	}
+	dir, err := os.MkdirTemp("", "seedscaler-e2e-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "seedscaler")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/seedscaler")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return 0, fmt.Errorf("building seedscaler for the end-to-end suite: %w", err)
+	}
+	return m.Run(), nil
+}
+
+// watcher follows the landscape from an informer cache and checks the invariants on
+// every event: no seed above its allocatable, no seed deleted while a shoot uses it, no
+// ManagedSeed name (ordinal) created again after it was deleted.
+type watcher struct {
+	reader client.Reader
+
+	mu         sync.Mutex
+	violations []string
+	deleted    map[string]bool // ManagedSeeds deleted so far
+	replicas   []int32         // the set's spec.replicas, every change
+}
+
+func newWatcher(ctx context.Context, t *testing.T, st *local.Stack) *watcher {
+	t.Helper()
+	c, err := cache.New(st.Env.Config, cache.Options{Scheme: st.Env.Scheme})
+	require.NoError(t, err)
+	w := &watcher{reader: c, deleted: map[string]bool{}}
+
+	seeds, err := c.GetInformer(ctx, &gardencorev1beta1.Seed{})
+	require.NoError(t, err)
+	_, err = seeds.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if seed, ok := obj.(*gardencorev1beta1.Seed); ok {
+				if n := w.shootsOn(ctx, seed.Name); n > 0 {
+					w.violate("seed %s was deleted while %d shoots used it", seed.Name, n)
+				}
+			}
+		},
+	})
+	require.NoError(t, err)
+
+	shoots, err := c.GetInformer(ctx, &gardencorev1beta1.Shoot{})
+	require.NoError(t, err)
+	check := func(any) { w.checkCapacity(ctx) }
+	_, err = shoots.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { check(obj) }, UpdateFunc: func(_, obj any) { check(obj) },
+	})
+	require.NoError(t, err)
+
+	managedSeeds, err := c.GetInformer(ctx, &seedmanagementv1alpha1.ManagedSeed{})
+	require.NoError(t, err)
+	_, err = managedSeeds.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if ms, ok := obj.(*seedmanagementv1alpha1.ManagedSeed); ok && w.wasDeleted(ms.Name) {
+				w.violate("ManagedSeed %s was created again after it was deleted: an ordinal was reused", ms.Name)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if ms, ok := obj.(*seedmanagementv1alpha1.ManagedSeed); ok {
+				w.mu.Lock()
+				w.deleted[ms.Name] = true
+				w.mu.Unlock()
+			}
+		},
+	})
+	require.NoError(t, err)
+
+	sets, err := c.GetInformer(ctx, &seedmanagementv1alpha1.ManagedSeedSet{})
+	require.NoError(t, err)
+	_, err = sets.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { w.recordReplicas(obj) }, UpdateFunc: func(_, obj any) { w.recordReplicas(obj) },
+	})
+	require.NoError(t, err)
+
+	go func() { _ = c.Start(ctx) }()
+	require.True(t, c.WaitForCacheSync(ctx), "the watcher's cache did not sync")
+	return w
+}
+
+func (w *watcher) violate(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.violations = append(w.violations, fmt.Sprintf(format, args...))
+}
+
+func (w *watcher) wasDeleted(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.deleted[name]
+}
+
+func (w *watcher) recordReplicas(obj any) {
+	set, ok := obj.(*seedmanagementv1alpha1.ManagedSeedSet)
+	if !ok || set.Namespace != setNamespace || set.Name != setName || set.Spec.Replicas == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.replicas); n == 0 || w.replicas[n-1] != *set.Spec.Replicas {
+		w.replicas = append(w.replicas, *set.Spec.Replicas)
+	}
+}
+
+// replicaHistory returns the set's spec.replicas values, one per change, from index from.
+func (w *watcher) replicaHistory(from int) []int32 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if from > len(w.replicas) {
+		return nil
+	}
+	return append([]int32(nil), w.replicas[from:]...)
+}
+
+// shootsOn counts the shoots that use a seed, as the scheduler counts them.
+func (w *watcher) shootsOn(ctx context.Context, seed string) int {
+	var shoots gardencorev1beta1.ShootList
+	if err := w.reader.List(ctx, &shoots); err != nil {
+		return 0
+	}
+	n := 0
+	for _, s := range shoots.Items {
+		if onSeed(&s, seed) {
+			n++
+		}
+	}
+	return n
+}
+
+func onSeed(s *gardencorev1beta1.Shoot, seed string) bool {
+	return (s.Spec.SeedName != nil && *s.Spec.SeedName == seed) || (s.Status.SeedName != nil && *s.Status.SeedName == seed)
+}
+
+// checkCapacity records every seed that hosts more shoots than its allocatable.
+func (w *watcher) checkCapacity(ctx context.Context) {
+	var seeds gardencorev1beta1.SeedList
+	if err := w.reader.List(ctx, &seeds); err != nil {
+		return
+	}
+	for _, seed := range seeds.Items {
+		q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]
+		if !ok {
+			continue
+		}
+		if n := w.shootsOn(ctx, seed.Name); int64(n) > q.Value() {
+			w.violate("seed %s hosts %d shoots, above its allocatable %d", seed.Name, n, q.Value())
+		}
+	}
+}
+
+func (w *watcher) Violations() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.violations...)
+}
+
+// TestLandscapeScalesWithDemand plays one story on one stack, in order: demand arrives,
+// the set grows (a set-controller crash in the middle), Prometheus dies while demand
+// falls, comes back, and the set shrinks by its empty seeds.
+func TestLandscapeScalesWithDemand(t *testing.T) {
+	klog.SetOutput(os.Stderr)
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	st, err := local.Start(ctx, klog.NewKlogr().WithName("e2e"), local.Options{Binary: binary})
+	require.NoError(t, err)
+	defer st.Stop()
+	t.Logf("stack: kubeconfig %s, Prometheus %s, logs %s", st.Kubeconfig, st.Prometheus.URL, filepath.Join(st.WorkDir, "logs"))
+	defer func() {
+		if t.Failed() {
+			dumpLogs(t, st)
+		}
+	}()
+	require.NoError(t, st.StartSimulator(local.Options{
+		Profile: filepath.Join(root, "test", "e2e", "testdata", "simulator.yaml"), Speed: 1, Duration: time.Hour,
+	}))
+	c := st.Env.Client
+	w := newWatcher(ctx, t, st)
+	prom := promQuerier(t, st.Prometheus.URL)
+	// waitFor polls cond in the test's goroutine, failing at once when a part exits.
+	waitFor := func(cond func() bool, timeout time.Duration, msg string) {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for !cond() {
+			for name, tail := range st.Exited() {
+				require.Fail(t, "a part exited", "%s:\n%s", name, tail)
+			}
+			require.True(t, time.Now().Before(deadline), msg)
+			time.Sleep(time.Second)
+		}
+	}
+
+	// The demo set starts with one replica; the simulator brings its shoot up and the
+	// seed controller registers the seed.
+	waitFor(func() bool { return readyReplicas(ctx, t, c) >= 1 }, 3*time.Minute,
+		"the demo set's first replica never became ready")
+
+	// Demand: 150 shoots need ceil(150 / (50 × 70%)) = 5 seeds.
+	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenants}}))
+	for i := range 150 {
+		require.NoError(t, c.Create(ctx, builders.MakeShoot(tenants, fmt.Sprintf("tenant-%03d", i)).Obj()))
+	}
+	// The set-controller crashes while the set grows and comes back.
+	waitFor(func() bool { return specReplicas(ctx, t, c) > 1 }, 2*time.Minute,
+		"the autoscaler never scaled the set out on 150 shoots (exporter → Prometheus → adapter → autoscaler)")
+	require.NoError(t, st.Kill("set-controller"))
+	time.Sleep(3 * time.Second)
+	require.NoError(t, st.Restart("set-controller"))
+
+	waitFor(func() bool {
+		return unbound(ctx, t, c) == 0 && readyReplicas(ctx, t, c) >= 5
+	}, 6*time.Minute, "not every shoot got bound on at least 5 ready seeds")
+	sa := autoscaler(ctx, t, c)
+	assert.Equal(t, metav1.ConditionTrue, condition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive).Status,
+		"ScalingActive: %+v", condition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive))
+	require.NotEmpty(t, sa.Status.CurrentMetrics, "the autoscaler shows no current metrics")
+
+	// Every dashboard query returns data now that every part has run for a while.
+	exprs, err := dashboards.Expressions(filepath.Join(root, "dashboards"))
+	require.NoError(t, err)
+	for where, expr := range exprs {
+		res, _, _, err := prom.Query(ctx, dashboards.Resolve(expr, ".*"), time.Now())
+		if assert.NoError(t, err, "%s: %s", where, expr) {
+			assert.NotEmpty(t, res.String(), "%s returns no data: %s", where, expr)
+		}
+	}
+
+	// Demand falls to the shoots of one seed while Prometheus is down: the autoscaler must
+	// not scale in on missing metrics, and must say why.
+	peak := specReplicas(ctx, t, c)
+	keep := busiestSeed(ctx, t, c)
+	require.NoError(t, st.Prometheus.Kill())
+	deleteTenantsExceptOn(ctx, t, c, keep)
+	waitFor(func() bool {
+		cond := condition(autoscaler(ctx, t, c), seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+		return cond.Status == metav1.ConditionFalse
+	}, 2*time.Minute, "ScalingActive never turned False while Prometheus was down")
+	historyBefore := len(w.replicaHistory(0))
+	// Longer than the demo's 60 s scale-down window: a scale-in would have happened.
+	time.Sleep(75 * time.Second)
+	assert.Equal(t, peak, specReplicas(ctx, t, c), "the set was scaled while its metrics were missing")
+	assert.Empty(t, w.replicaHistory(historyBefore), "spec.replicas changed while Prometheus was down")
+
+	// Prometheus is back: the set shrinks after the window, by empty seeds only.
+	require.NoError(t, st.Prometheus.Restart(ctx))
+	waitFor(func() bool {
+		return specReplicas(ctx, t, c) < peak && replicas(ctx, t, c) == specReplicas(ctx, t, c)
+	}, 4*time.Minute, "the set never shrank to its spec after demand fell")
+	var seed gardencorev1beta1.Seed
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: keep}, &seed), "the seed that kept its shoots must stay")
+	assert.Zero(t, unbound(ctx, t, c), "shoots lost their seed during scale-in")
+
+	assert.Empty(t, w.Violations())
+	t.Logf("spec.replicas over the run: %v", w.replicaHistory(0))
+}
+
+func promQuerier(t *testing.T, url string) promv1.API {
+	t.Helper()
+	cl, err := promapi.NewClient(promapi.Config{Address: url})
+	require.NoError(t, err)
+	return promv1.NewAPI(cl)
+}
+
+func getSet(ctx context.Context, t *testing.T, c client.Client) *seedmanagementv1alpha1.ManagedSeedSet {
+	t.Helper()
+	set := &seedmanagementv1alpha1.ManagedSeedSet{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: setNamespace, Name: setName}, set))
+	return set
+}
+
+func specReplicas(ctx context.Context, t *testing.T, c client.Client) int32 {
+	if r := getSet(ctx, t, c).Spec.Replicas; r != nil {
+		return *r
+	}
+	return 1
+}
+
+func readyReplicas(ctx context.Context, t *testing.T, c client.Client) int32 {
+	return getSet(ctx, t, c).Status.ReadyReplicas
+}
+
+func replicas(ctx context.Context, t *testing.T, c client.Client) int32 {
+	return getSet(ctx, t, c).Status.Replicas
+}
+
+func autoscaler(ctx context.Context, t *testing.T, c client.Client) *seedmanagementv1alpha1.SeedAutoscaler {
+	t.Helper()
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: setNamespace, Name: setName}, sa))
+	return sa
+}
+
+func condition(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string) metav1.Condition {
+	if c := meta.FindStatusCondition(sa.Status.Conditions, typ); c != nil {
+		return *c
+	}
+	return metav1.Condition{Type: typ, Status: metav1.ConditionUnknown, Reason: "NotSet"}
+}
+
+func tenantShoots(ctx context.Context, t *testing.T, c client.Client) []gardencorev1beta1.Shoot {
+	t.Helper()
+	var shoots gardencorev1beta1.ShootList
+	require.NoError(t, c.List(ctx, &shoots, client.InNamespace(tenants)))
+	return shoots.Items
+}
+
+func unbound(ctx context.Context, t *testing.T, c client.Client) int {
+	n := 0
+	for _, s := range tenantShoots(ctx, t, c) {
+		if s.Spec.SeedName == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// busiestSeed names the seed with the most tenant shoots.
+func busiestSeed(ctx context.Context, t *testing.T, c client.Client) string {
+	t.Helper()
+	count := map[string]int{}
+	for _, s := range tenantShoots(ctx, t, c) {
+		if s.Spec.SeedName != nil {
+			count[*s.Spec.SeedName]++
+		}
+	}
+	names := make([]string, 0, len(count))
+	for n := range count {
+		names = append(names, n)
+	}
+	require.NotEmpty(t, names, "no tenant shoot is bound")
+	sort.Slice(names, func(i, j int) bool { return count[names[i]] > count[names[j]] })
+	require.LessOrEqual(t, count[names[0]], allocatable)
+	return names[0]
+}
+
+func deleteTenantsExceptOn(ctx context.Context, t *testing.T, c client.Client, seed string) {
+	t.Helper()
+	for _, s := range tenantShoots(ctx, t, c) {
+		if !onSeed(&s, seed) {
+			require.NoError(t, client.IgnoreNotFound(c.Delete(ctx, &s)))
+		}
+	}
+}
+
+// dumpLogs prints the end of every part's log when the test failed.
+func dumpLogs(t *testing.T, st *local.Stack) {
+	entries, err := os.ReadDir(filepath.Join(st.WorkDir, "logs"))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(st.WorkDir, "logs", e.Name()))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		if len(lines) > 40 {
+			lines = lines[len(lines)-40:]
+		}
+		t.Logf("=== end of %s:\n%s", e.Name(), strings.Join(lines, "\n"))
+	}
+}
