@@ -83,7 +83,16 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	if err != nil {
 		return fmt.Errorf("feeding the usage index from the shoot informer: %w", err)
 	}
-	r.Synced = registration.HasSynced
+	r.seedSnapshot = newSeedSnapshot()
+	seedInformer, err := mgr.GetCache().GetInformer(ctx, &gardencorev1beta1.Seed{})
+	if err != nil {
+		return fmt.Errorf("getting the seed informer: %w", err)
+	}
+	seedRegistration, err := seedInformer.AddEventHandler(r.seedSnapshot.Handler())
+	if err != nil {
+		return fmt.Errorf("feeding the seed snapshot from the seed informer: %w", err)
+	}
+	r.Synced = func() bool { return registration.HasSynced() && seedRegistration.HasSynced() }
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").

@@ -57,12 +57,14 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Clock stamps lastOperation.
 	Clock clock.PassiveClock
-	// Synced reports whether the ledger has seen every shoot of the initial list.
+	// Synced reports whether the ledger and the seed snapshot have seen every shoot and
+	// seed of the initial lists.
 	Synced func() bool
 
-	metrics *metrics
-	pending *pendingFits
-	regions regionConfigs
+	metrics      *metrics
+	pending      *pendingFits
+	seedSnapshot *seedSnapshot
+	regions      regionConfigs
 
 	mu       sync.Mutex
 	failures map[string]int
@@ -106,11 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return r.fail(ctx, shoot, start, err.Error(), nil)
 	}
-	seeds, err := r.seeds(ctx)
-	if err != nil {
-		r.metrics.attempts.WithLabelValues(resultError).Inc()
-		return ctrl.Result{}, err
-	}
+	seeds := r.seedSnapshot.List()
 
 	r.Ledger.Lock()
 	in.Usage = r.Ledger.Usage
@@ -233,19 +231,6 @@ func (r *Reconciler) input(ctx context.Context, shoot *gardencorev1beta1.Shoot) 
 		in.RegionConfig = rc
 	}
 	return in, nil
-}
-
-// seeds lists the seeds from the cache without copying them: decisions only read.
-func (r *Reconciler) seeds(ctx context.Context) ([]*gardencorev1beta1.Seed, error) {
-	list := &gardencorev1beta1.SeedList{}
-	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing seeds from the cache: %w", err)
-	}
-	seeds := make([]*gardencorev1beta1.Seed, len(list.Items))
-	for i := range list.Items {
-		seeds[i] = &list.Items[i]
-	}
-	return seeds, nil
 }
 
 func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.Input) ([]types.NamespacedName, error) {

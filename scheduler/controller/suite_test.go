@@ -60,6 +60,20 @@ type scheduler struct {
 // startScheduler runs a scheduler with cfg (defaulted and validated) until the test ends.
 func startScheduler(tb testing.TB, cfg *config.SchedulerConfiguration) *scheduler {
 	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := buildScheduler(tb, ctx, cfg)
+	done := make(chan error, 1)
+	go func() { done <- s.manager.Start(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		require.NoError(tb, <-done)
+	})
+	return s
+}
+
+// buildScheduler builds a scheduler with cfg (defaulted and validated) without starting it.
+func buildScheduler(tb testing.TB, ctx context.Context, cfg *config.SchedulerConfiguration) *scheduler {
+	tb.Helper()
 	config.Default(cfg)
 	require.NoError(tb, config.Validate(cfg))
 	opts := manager.Options{
@@ -72,14 +86,7 @@ func startScheduler(tb testing.TB, cfg *config.SchedulerConfiguration) *schedule
 	mgr, err := manager.New(env.Config, opts)
 	require.NoError(tb, err)
 	s := &scheduler{reconciler: &Reconciler{Config: cfg}, registry: prometheus.NewPedanticRegistry(), manager: mgr}
-	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(tb, s.reconciler.AddToManager(ctx, mgr, s.registry))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	tb.Cleanup(func() {
-		cancel()
-		require.NoError(tb, <-done)
-	})
 	return s
 }
 

@@ -1,0 +1,184 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+)
+
+const (
+	benchProvider  = "bench"
+	benchScheduler = "bench-scheduler"
+	benchWorkers   = 8
+)
+
+// benchSeeds creates n ready seeds of the bench provider once per process and returns
+// their names.
+func benchSeeds(b *testing.B, n int, allocatable int64) []string {
+	b.Helper()
+	ctx := context.Background()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bench-%04d", i)
+	}
+	err := env.Client.Get(ctx, client.ObjectKey{Name: names[0]}, &gardencorev1beta1.Seed{})
+	if err == nil {
+		return names // created by an earlier round of this benchmark
+	}
+	require.True(b, apierrors.IsNotFound(err), "%v", err)
+	createNamespace(b, "bench-ns")
+	createCloudProfile(b, benchProvider, nil, "b1")
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range benchWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range work {
+				createSeed(b, builders.MakeSeed(name).Provider(benchProvider, "b1").Allocatable(allocatable).Ready().Obj())
+			}
+		}()
+	}
+	for _, name := range names {
+		work <- name
+	}
+	close(work)
+	wg.Wait()
+	return names
+}
+
+// mergePatchAll merge-patches every shoot once with benchWorkers concurrent clients: the
+// same kind of write as a bind (one merge patch guarded by the resourceVersion), on the
+// same objects, without binding them.
+func mergePatchAll(b *testing.B, shoots []*gardencorev1beta1.Shoot) {
+	b.Helper()
+	work := make(chan *gardencorev1beta1.Shoot)
+	errs := make(chan error, len(shoots))
+	var wg sync.WaitGroup
+	for range benchWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for shoot := range work {
+				patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{"bench.seedscaler.io/touched":"true"}}}`, shoot.ResourceVersion)
+				if err := env.Client.Patch(context.Background(), shoot, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for _, shoot := range shoots {
+		work <- shoot
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(b, err)
+	}
+}
+
+// BenchmarkBindShoots binds 5,000 shoots over 1,000 seeds with the real controller (8
+// workers) against envtest's kube-apiserver and etcd, and measures in the same round the
+// raw merge-patch rate of that apiserver on the same shoots with as many concurrent
+// clients. It reports binds/s, patches/s and their ratio: how close the scheduler comes to
+// what the apiserver can take. One round takes a minute; run it with -benchtime 1x.
+func BenchmarkBindShoots(b *testing.B) {
+	const seeds, shoots = 1000, 5000
+	ctx := context.Background()
+	seedNames := benchSeeds(b, seeds, 100)
+	var bindRate, patchRate float64
+	b.StopTimer()
+	for round := 1; round <= b.N; round++ {
+		objs := make([]client.Object, shoots)
+		list := make([]*gardencorev1beta1.Shoot, shoots)
+		for i := range objs {
+			list[i] = builders.MakeShoot("bench-ns", fmt.Sprintf("r%d-%04d", round, i)).CloudProfile(benchProvider).
+				Provider(benchProvider, "b1").SchedulerName(benchScheduler).Obj()
+			objs[i] = list[i]
+		}
+		createInParallel(b, objs)
+
+		// The apiserver sends every write to its watchers. A shoot informer watches during
+		// the patches as the scheduler's does during the binds, so both pay for one watch.
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		watcher, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme})
+		require.NoError(b, err)
+		_, err = watcher.GetInformer(watchCtx, &gardencorev1beta1.Shoot{})
+		require.NoError(b, err)
+		watched := make(chan error, 1)
+		go func() { watched <- watcher.Start(watchCtx) }()
+		require.True(b, watcher.WaitForCacheSync(watchCtx))
+		start := time.Now()
+		mergePatchAll(b, list)
+		patchRate = shoots / time.Since(start).Seconds()
+		stopWatch()
+		require.NoError(b, <-watched)
+
+		// The controller starts its workers once the shoot informer has synced; the clock
+		// starts then too, so that it measures binding and not the initial list.
+		before := boundOnBenchSeeds(seedNames, nil)
+		runCtx, cancel := context.WithCancel(ctx)
+		s := newBenchScheduler(b, runCtx)
+		done := make(chan error, 1)
+		go func() { done <- s.manager.Start(runCtx) }()
+		require.Eventually(b, func() bool { return s.reconciler.Synced() }, time.Minute, time.Millisecond)
+		b.StartTimer()
+		start = time.Now()
+		require.Eventually(b, func() bool {
+			return boundOnBenchSeeds(seedNames, s.reconciler) == before+shoots
+		}, 5*time.Minute, 5*time.Millisecond)
+		bindRate = shoots / time.Since(start).Seconds()
+		b.StopTimer()
+		b.Logf("round %d: %.0f binds/s, %.0f patches/s", round, bindRate, patchRate)
+		cancel()
+		require.NoError(b, <-done)
+	}
+	b.ReportMetric(bindRate, "binds/s")
+	b.ReportMetric(patchRate, "patches/s")
+	b.ReportMetric(bindRate/patchRate, "bind/patch")
+}
+
+// newBenchScheduler is startScheduler without starting: the benchmark starts the clock
+// between sync and work.
+func newBenchScheduler(b *testing.B, ctx context.Context) *scheduler {
+	b.Helper()
+	cfg := &config.SchedulerConfiguration{SchedulerName: benchScheduler, Workers: benchWorkers}
+	return buildScheduler(b, ctx, cfg)
+}
+
+// boundOnBenchSeeds counts the shoots on the bench seeds as the scheduler's informer sees
+// them, or as the apiserver lists them before a scheduler runs.
+func boundOnBenchSeeds(seedNames []string, r *Reconciler) int {
+	if r != nil {
+		n := 0
+		counts := r.Ledger.Index().Counts()
+		for _, seed := range seedNames {
+			n += counts[seed]
+		}
+		return n
+	}
+	list := &gardencorev1beta1.ShootList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace("bench-ns")); err != nil {
+		panic(err)
+	}
+	n := 0
+	for _, shoot := range list.Items {
+		if shoot.Spec.SeedName != nil {
+			n++
+		}
+	}
+	return n
+}

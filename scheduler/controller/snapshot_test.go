@@ -1,0 +1,41 @@
+package controller
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+)
+
+func names(seeds []*gardencorev1beta1.Seed) []string {
+	out := make([]string, len(seeds))
+	for i, s := range seeds {
+		out[i] = s.Name
+	}
+	return out
+}
+
+func TestSeedSnapshotFollowsTheInformer(t *testing.T) {
+	s := newSeedSnapshot()
+	h := s.Handler()
+	assert.Empty(t, s.List())
+
+	h.OnAdd(builders.MakeSeed("b").Obj(), true)
+	h.OnAdd(builders.MakeSeed("a").Obj(), true)
+	h.OnAdd(builders.MakeSeed("c").Obj(), false)
+	first := s.List()
+	assert.Equal(t, []string{"a", "b", "c"}, names(first), "sorted by name")
+
+	updated := builders.MakeSeed("b").Allocatable(3).Obj()
+	h.OnUpdate(builders.MakeSeed("b").Obj(), updated)
+	h.OnDelete(builders.MakeSeed("a").Obj())
+	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "c", Obj: builders.MakeSeed("c").Obj()})
+	second := s.List()
+	assert.Equal(t, []string{"b"}, names(second))
+	assert.Same(t, updated, second[0], "the update replaced the seed")
+	assert.Equal(t, []string{"a", "b", "c"}, names(first), "a list handed out earlier never changes")
+	assert.Equal(t, &second[0], &s.List()[0], "unchanged seeds give the same list, without rebuilding it")
+}
