@@ -1,0 +1,416 @@
+package adapter
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	cmclient "k8s.io/metrics/pkg/client/custom_metrics"
+	emclient "k8s.io/metrics/pkg/client/external_metrics"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/exporter"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/internal/promrunner"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+)
+
+// env is the real kube-apiserver (with the aggregation layer) and etcd the integration
+// tests share.
+var env *testenv.Environment
+
+const (
+	adapterNamespace = "seedscaler-adapter-test"
+	adapterService   = "seedscaler-adapter"
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	// The kube-apiserver reaches the in-process adapter through an ExternalName Service
+	// "localhost": routing to endpoints would need a non-loopback address, which
+	// EndpointSlice validation refuses for 127.0.0.1.
+	env, err = testenv.Start(testenv.Options{Aggregation: true, ExtraAPIServerArgs: map[string]string{"enable-aggregator-routing": "false"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the test environment:", err)
+	}
+	os.Exit(code)
+}
+
+// landscape is a running exporter scraped by a real Prometheus, with an adapter registered
+// as the APIService of both metrics APIs.
+type landscape struct {
+	prom *promrunner.Prometheus
+	// adapterURL is the adapter's own address, for requests that bypass the kube-apiserver.
+	adapterURL string
+	ca         *pki.CA
+}
+
+func createSeed(ctx context.Context, t testing.TB, seed *gardencorev1beta1.Seed) {
+	t.Helper()
+	status := seed.Status
+	require.NoError(t, env.Client.Create(ctx, seed))
+	seed.Status = status
+	require.NoError(t, env.Client.Status().Update(ctx, seed))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), seed) })
+}
+
+// startLandscape runs the exporter, Prometheus and the adapter until the test ends.
+// configYAML replaces the built-in rules when not empty.
+func startLandscape(t testing.TB, configYAML string) *landscape {
+	t.Helper()
+	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), testr.NewWithInterface(t, testr.Options{Verbosity: 0})))
+	t.Cleanup(cancel)
+
+	// The exporter, served on loopback.
+	exp, err := exporter.New(ctx, env.Config, clock.RealClock{})
+	require.NoError(t, err)
+	go func() { _ = exp.Start(ctx) }()
+	require.Eventually(t, func() bool { return exp.Ready() == nil }, 30*time.Second, 50*time.Millisecond)
+	reg := prometheus.NewRegistry()
+	require.NoError(t, reg.Register(exp.Collector()))
+	exporterListener, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	exporterServer := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = exporterServer.Serve(exporterListener) }()
+	t.Cleanup(func() { _ = exporterServer.Close() })
+
+	bin, err := testenv.Tool("prometheus")
+	require.NoError(t, err)
+	prom, err := promrunner.Start(ctx, promrunner.Options{Binary: bin, ScrapeInterval: time.Second,
+		Targets: []promrunner.Target{{Job: "exporter", Addresses: []string{exporterListener.Addr().String()}}}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = prom.Stop() })
+
+	l := &landscape{prom: prom}
+	l.startAdapter(ctx, t, configYAML)
+	return l
+}
+
+// startAdapter runs the adapter in-process on a loopback port with a serving certificate
+// for its Service, and registers it as the APIService of both metrics APIs.
+func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML string) {
+	t.Helper()
+	dir := t.TempDir()
+	var err error
+	l.ca, err = pki.NewCA("adapter-ca")
+	require.NoError(t, err)
+	serving, err := l.ca.NewServingCert(adapterService+"."+adapterNamespace+".svc", "localhost", "127.0.0.1")
+	require.NoError(t, err)
+	kubeconfig, err := env.KubeconfigBytes()
+	require.NoError(t, err)
+	files := map[string][]byte{"tls.crt": serving.CertPEM, "tls.key": serving.KeyPEM, "kubeconfig": kubeconfig}
+	if configYAML != "" {
+		files["rules.yaml"] = []byte(configYAML)
+	}
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+	}
+	addr, err := promrunner.FreeLoopbackAddress()
+	require.NoError(t, err)
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+
+	// The flags the chart passes, parsed by the adapter's own flag set.
+	o := NewOptions()
+	fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	args := []string{
+		"--secure-port=" + port, "--bind-address=127.0.0.1",
+		"--tls-cert-file=" + filepath.Join(dir, "tls.crt"), "--tls-private-key-file=" + filepath.Join(dir, "tls.key"),
+		"--prometheus-url=" + l.prom.URL, "--kubeconfig=" + filepath.Join(dir, "kubeconfig"),
+		"--metrics-bind-address=0", "--health-probe-bind-address=0",
+	}
+	if configYAML != "" {
+		args = append(args, "--config="+filepath.Join(dir, "rules.yaml"))
+	}
+	require.NoError(t, fs.Parse(args))
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, o) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			assert.NoError(t, err)
+		case <-time.After(30 * time.Second):
+			t.Error("the adapter did not stop")
+		}
+	})
+	l.adapterURL = "https://" + addr
+	portNumber, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	registerAPIServices(ctx, t, int32(portNumber), l.ca.CertPEM())
+}
+
+// registerAPIServices points the metrics APIs at the adapter, the way the chart does, and
+// waits until the kube-apiserver reports them available.
+func registerAPIServices(ctx context.Context, t testing.TB, port int32, caBundle []byte) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: adapterNamespace}}
+	if err := env.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: adapterNamespace, Name: adapterService},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"},
+	}
+	if err := env.Client.Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	for _, gv := range []schema.GroupVersion{
+		{Group: "custom.metrics.k8s.io", Version: "v1beta2"},
+		{Group: "custom.metrics.k8s.io", Version: "v1beta1"},
+		{Group: "external.metrics.k8s.io", Version: "v1beta1"},
+	} {
+		versionPriority := int64(100)
+		if gv.Version == "v1beta2" {
+			versionPriority = 200
+		}
+		apiService := newAPIService(gv.Version + "." + gv.Group)
+		apiService.Object["spec"] = map[string]any{
+			"group": gv.Group, "version": gv.Version,
+			"groupPriorityMinimum": int64(100), "versionPriority": versionPriority,
+			"service":  map[string]any{"namespace": adapterNamespace, "name": adapterService, "port": int64(port)},
+			"caBundle": base64.StdEncoding.EncodeToString(caBundle),
+		}
+		require.NoError(t, client.IgnoreNotFound(env.Client.Delete(ctx, newAPIService(apiService.GetName()))))
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			assert.NoError(c, env.Client.Create(ctx, apiService.DeepCopy()))
+		}, 30*time.Second, 100*time.Millisecond)
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), newAPIService(apiService.GetName())) })
+	}
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		for _, name := range []string{"v1beta2.custom.metrics.k8s.io", "v1beta1.custom.metrics.k8s.io", "v1beta1.external.metrics.k8s.io"} {
+			apiService := newAPIService(name)
+			if !assert.NoError(c, env.Client.Get(ctx, client.ObjectKey{Name: name}, apiService)) {
+				return
+			}
+			conditions, _, _ := unstructured.NestedSlice(apiService.Object, "status", "conditions")
+			available := false
+			for _, cond := range conditions {
+				m, _ := cond.(map[string]any)
+				if m["type"] == "Available" && m["status"] == "True" {
+					available = true
+				}
+			}
+			assert.True(c, available, "APIService %s is not available: %v", name, conditions)
+		}
+	}, 90*time.Second, 200*time.Millisecond)
+}
+
+func newAPIService(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
+	u.SetName(name)
+	return u
+}
+
+// metricsClients are the clients the autoscaler uses, for a user's rest config.
+func metricsClients(t testing.TB, cfg *rest.Config) (cmclient.CustomMetricsClient, emclient.ExternalMetricsClient, discovery.DiscoveryInterface) {
+	t.Helper()
+	disc, err := discovery.NewDiscoveryClientForConfig(env.Config)
+	require.NoError(t, err)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+	custom := cmclient.NewForConfig(cfg, mapper, cmclient.NewAvailableAPIsGetter(disc))
+	external, err := emclient.NewForConfig(cfg)
+	require.NoError(t, err)
+	return custom, external, disc
+}
+
+var seedKind = schema.GroupKind{Group: "core.gardener.cloud", Kind: "Seed"}
+
+// Through the kube-apiserver, as the autoscaler calls it: list garden_seed_usage of the
+// seeds a label selector picks, get one seed's value, list the available metrics, read an
+// external metric; then Prometheus stops and the API answers an error, not a value.
+func TestMetricsThroughTheAggregator(t *testing.T) {
+	ctx := context.Background()
+	require.NoError(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden-adapter"}}))
+	usage := map[string]int{"ad-a": 2, "ad-b": 1, "ad-c": 0}
+	for name, shoots := range usage {
+		tier := "gold"
+		if name == "ad-c" {
+			tier = "silver"
+		}
+		createSeed(ctx, t, builders.MakeSeed(name).Provider("aws", "eu-west-1").Labels("tier", tier).Allocatable(5).Ready().Obj())
+		for i := range shoots {
+			require.NoError(t, env.Client.Create(ctx, builders.MakeShoot("garden-adapter", fmt.Sprintf("%s-%d", name, i)).SeedName(name).Obj()))
+		}
+	}
+	config := strings.NewReplacer("interval: 30s", "interval: 1s", "cacheTTL: 5s", "cacheTTL: 500ms").Replace(string(defaultRulesYAML))
+	l := startLandscape(t, config)
+	custom, external, disc := metricsClients(t, env.Config)
+	shoots := labels.SelectorFromSet(labels.Set{"resource": "shoots"})
+	before := time.Now()
+
+	// A list over the seeds of one tier: one value per selected seed, from its sample.
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		list, err := custom.RootScopedMetrics().GetForObjects(seedKind, labels.SelectorFromSet(labels.Set{"tier": "gold"}), "garden_seed_usage", shoots)
+		if !assert.NoError(c, err) {
+			return
+		}
+		got := map[string]int64{}
+		for _, v := range list.Items {
+			got[v.DescribedObject.Name] = v.Value.Value()
+			assert.Equal(c, "Seed", v.DescribedObject.Kind)
+			assert.Equal(c, "core.gardener.cloud/v1beta1", v.DescribedObject.APIVersion)
+		}
+		assert.Equal(c, map[string]int64{"ad-a": 2, "ad-b": 1}, got)
+	}, 60*time.Second, 250*time.Millisecond)
+
+	// One seed's value carries the time of its sample: a scrape's, not the request's.
+	value, err := custom.RootScopedMetrics().GetForObject(seedKind, "ad-c", "garden_seed_usage", shoots)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), value.Value.Value(), "a real 0 is a value")
+	assert.Equal(t, "garden_seed_usage", value.Metric.Name)
+	assert.False(t, value.Timestamp.Time.Before(before.Add(-time.Minute)), "sample time %s", value.Timestamp)
+	assert.False(t, value.Timestamp.Time.After(time.Now()), "sample time %s", value.Timestamp)
+	require.NotNil(t, value.WindowSeconds)
+	assert.Equal(t, int64(0), *value.WindowSeconds, "a gauge is read at one instant")
+
+	allocatable, err := custom.RootScopedMetrics().GetForObject(seedKind, "ad-a", "garden_seed_allocatable", shoots)
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), allocatable.Value.Value())
+
+	// No series for a seed that does not exist: not found, never 0.
+	_, err = custom.RootScopedMetrics().GetForObject(seedKind, "ad-missing", "garden_seed_usage", shoots)
+	assert.True(t, apierrors.IsNotFound(err), "want not found, got %v", err)
+
+	// Discovery lists every garden_seed_* gauge of Seeds.
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		resources, err := disc.ServerResourcesForGroupVersion("custom.metrics.k8s.io/v1beta2")
+		if !assert.NoError(c, err) {
+			return
+		}
+		var names []string
+		for _, r := range resources.APIResources {
+			names = append(names, r.Name)
+		}
+		for _, metric := range []string{"garden_seed_usage", "garden_seed_allocatable", "garden_seed_capacity", "garden_seed_condition", "garden_seed_info"} {
+			assert.Contains(c, names, "seeds.core.gardener.cloud/"+metric)
+		}
+		assert.NotContains(c, names, "seeds.core.gardener.cloud/garden_shoot_info")
+	}, 30*time.Second, 250*time.Millisecond)
+
+	// The same series as an external metric, selected by labels.
+	ext, err := external.NamespacedMetrics("default").List("garden_seed_usage", labels.SelectorFromSet(labels.Set{"resource": "shoots", "name": "ad-a"}))
+	require.NoError(t, err)
+	require.Len(t, ext.Items, 1)
+	assert.Equal(t, int64(2), ext.Items[0].Value.Value())
+	assert.Equal(t, map[string]string{"name": "ad-a", "resource": "shoots"}, ext.Items[0].MetricLabels)
+	assert.False(t, ext.Items[0].Timestamp.Time.After(time.Now()))
+
+	// The v1beta1 API answers too.
+	v1beta1, err := cmclient.NewForVersionForConfig(env.Config, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)), schema.GroupVersion{Group: "custom.metrics.k8s.io", Version: "v1beta1"})
+	require.NoError(t, err)
+	old, err := v1beta1.RootScopedMetrics().GetForObject(seedKind, "ad-b", "garden_seed_usage", shoots)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), old.Value.Value())
+
+	// Prometheus gone: an error, not a value (once the short value cache has expired).
+	require.NoError(t, l.prom.Kill())
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, err := custom.RootScopedMetrics().GetForObject(seedKind, "ad-a", "garden_seed_usage", shoots)
+		if assert.Error(c, err) {
+			assert.Contains(c, err.Error(), "querying Prometheus")
+		}
+		_, err = external.NamespacedMetrics("default").List("garden_seed_usage", shoots)
+		assert.Error(c, err)
+	}, 30*time.Second, 250*time.Millisecond)
+}
+
+// Requests are authenticated and authorized by the kube-apiserver, and the adapter checks
+// again: the front-proxy's identity and a SubjectAccessReview of the user.
+func TestUnauthorizedRequestsAreRefused(t *testing.T) {
+	ctx := context.Background()
+	createSeed(ctx, t, builders.MakeSeed("auth-a").Provider("aws", "eu-west-1").Allocatable(5).Ready().Obj())
+	l := startLandscape(t, "")
+	shoots := labels.SelectorFromSet(labels.Set{"resource": "shoots"})
+
+	// Through the kube-apiserver: the admin reads, a user without RBAC and an anonymous
+	// request do not.
+	admin, _, _ := metricsClients(t, env.Config)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, err := admin.RootScopedMetrics().GetForObject(seedKind, "auth-a", "garden_seed_usage", shoots)
+		assert.NoError(c, err)
+	}, 60*time.Second, 250*time.Millisecond)
+
+	nobodyConfig, err := env.AddUser("nobody")
+	require.NoError(t, err)
+	nobody, _, _ := metricsClients(t, nobodyConfig)
+	_, err = nobody.RootScopedMetrics().GetForObject(seedKind, "auth-a", "garden_seed_usage", shoots)
+	assert.True(t, apierrors.IsForbidden(err), "want forbidden, got %v", err)
+
+	anonymousConfig := rest.AnonymousClientConfig(env.Config)
+	anonymous, _, _ := metricsClients(t, anonymousConfig)
+	_, err = anonymous.RootScopedMetrics().GetForObject(seedKind, "auth-a", "garden_seed_usage", shoots)
+	assert.True(t, apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err), "want unauthorized or forbidden, got %v", err)
+
+	// Straight to the adapter, bypassing the kube-apiserver.
+	path := l.adapterURL + "/apis/custom.metrics.k8s.io/v1beta2/seeds.core.gardener.cloud/auth-a/garden_seed_usage"
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(l.ca.CertPEM())
+	get := func(cert *pki.KeyPair, user string, groups ...string) int {
+		tlsConfig := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+		if cert != nil {
+			pair, err := tls.X509KeyPair(cert.CertPEM, cert.KeyPEM)
+			require.NoError(t, err)
+			tlsConfig.Certificates = []tls.Certificate{pair}
+		}
+		httpClient := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}, Timeout: 10 * time.Second}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Remote-User", user)
+		for _, g := range groups {
+			req.Header.Add("X-Remote-Group", g)
+		}
+		resp, err := httpClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	frontProxy, err := env.FrontProxyCA.NewClientCert("front-proxy-client")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, get(frontProxy, "admin", "system:masters"), "the front proxy asking for an admin")
+	assert.Equal(t, http.StatusForbidden, get(frontProxy, "nobody"), "the front proxy asking for a user without RBAC")
+	// Identity headers from anyone but the front proxy are ignored: the request is anonymous.
+	refused := []int{http.StatusUnauthorized, http.StatusForbidden}
+	assert.Contains(t, refused, get(nil, "admin", "system:masters"), "identity headers without the front proxy's certificate")
+	impostor, err := l.ca.NewClientCert("front-proxy-client")
+	require.NoError(t, err)
+	assert.Contains(t, refused, get(impostor, "admin", "system:masters"), "a client certificate of another CA")
+}
