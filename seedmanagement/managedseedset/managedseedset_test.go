@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -32,7 +33,14 @@ func TestScaleOutAndInRemovesOnlyEmptyUnprotectedReplicasInOrder(t *testing.T) {
 	s = requireSettled(ctx, t, key, 3)
 	assert.Equal(t, names(set, 0, 1, 2), replicaNames(ctx, t, key))
 	assert.Equal(t, int32(3), s.Status.NextReplicaNumber)
-	scale(ctx, t, key, 5)
+	// The scale subresource, as kubectl scale and the SeedAutoscaler use it.
+	sc := &autoscalingv1.Scale{}
+	require.NoError(t, env.Client.SubResource("scale").Get(ctx, s, sc))
+	assert.Equal(t, int32(3), sc.Spec.Replicas)
+	assert.Equal(t, int32(3), sc.Status.Replicas)
+	assert.Equal(t, "foo=bar", sc.Status.Selector)
+	sc.Spec.Replicas = 5
+	require.NoError(t, env.Client.SubResource("scale").Update(ctx, s, client.WithSubResourceBody(sc)))
 	s = requireSettled(ctx, t, key, 5)
 	assert.Equal(t, names(set, 0, 1, 2, 3, 4), replicaNames(ctx, t, key))
 	assert.Equal(t, int32(5), s.Status.NextReplicaNumber)

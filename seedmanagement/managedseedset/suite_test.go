@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -23,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -50,9 +53,9 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
-// run starts a real kube-apiserver and, on one manager, the set controller, the real seed
-// controller (ManagedSeed registration and seed lifecycle) and a fake gardenlet that
-// reconciles the replicas' shoots and renews the seeds' heartbeats.
+// run starts a real kube-apiserver, the set controller with the chart's RBAC, and beside it
+// the real seed controller (ManagedSeed registration and seed lifecycle) and a fake
+// gardenlet that reconciles the replicas' shoots and renews the seeds' heartbeats.
 func run(m *testing.M) int {
 	// Tests judge the controllers by what they write to the apiserver: print only errors.
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
@@ -75,54 +78,103 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	opts := manager.Options{
-		Scheme:  env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cache.Options{ByObject: seed.CacheByObject()},
-	}
-	CacheOptions(&opts.Cache)
-	mgr, err := manager.New(env.Config, opts)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := addControllers(ctx, mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	if hist, err = startHistory(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
+	seedManager, err := newSeedManager(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	setManager, err := newSetManager(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	done := make(chan error, 2)
+	go func() { done <- seedManager.Start(ctx) }()
+	go func() { done <- setManager.Start(ctx) }()
 	go gardenlet.renewHeartbeats(ctx)
 	code := m.Run()
 	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		return 1
+	for range 2 {
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+			code = 1
+		}
 	}
 	return code
 }
 
-func addControllers(ctx context.Context, mgr manager.Manager) error {
+// newSeedManager runs, as an admin, what surrounds the set controller: the real seed
+// controller (ManagedSeed registration and seed lifecycle) and the fake gardenlet.
+func newSeedManager(ctx context.Context) (manager.Manager, error) {
+	mgr, err := manager.New(env.Config, manager.Options{
+		Scheme:  env.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache:   cache.Options{ByObject: seed.CacheByObject()},
+	})
+	if err != nil {
+		return nil, err
+	}
 	seedUsage := usage.NewIndex()
 	if err := (&seed.Reconciler{Usage: seedUsage, GracePeriod: testGracePeriod}).AddToManager(mgr); err != nil {
-		return fmt.Errorf("adding the seed lifecycle controller: %w", err)
+		return nil, fmt.Errorf("adding the seed lifecycle controller: %w", err)
 	}
 	if err := (&managedseed.Reconciler{Usage: seedUsage, DeletionRecheckInterval: time.Second}).AddToManager(ctx, mgr); err != nil {
-		return fmt.Errorf("adding the ManagedSeed controller: %w", err)
+		return nil, fmt.Errorf("adding the ManagedSeed controller: %w", err)
+	}
+	gardenlet = &fakeGardenlet{client: mgr.GetClient(), failing: map[string]bool{}, stopped: map[string]bool{}}
+	if err := builder.ControllerManagedBy(mgr).Named("fake-gardenlet").For(&gardencorev1beta1.Shoot{}).Complete(gardenlet); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// newSetManager runs the set controller as it is deployed: as a user that has only the
+// ClusterRole generated from the controller's RBAC markers (the chart's), so every test
+// also checks that the markers cover everything the controller touches.
+func newSetManager(ctx context.Context) (manager.Manager, error) {
+	const user = "seedscaler-set-controller"
+	root, err := testenv.RepositoryRoot()
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(root, "charts", "seedscaler", "files", "rbac", "set-controller", "role.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.Unmarshal(data, role); err != nil {
+		return nil, fmt.Errorf("decoding the set controller's generated ClusterRole: %w", err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := env.Client.Create(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := env.AddUser(user)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = env.Config.QPS, env.Config.Burst
+	opts := manager.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}
+	CacheOptions(&opts.Cache)
+	mgr, err := manager.New(cfg, opts)
+	if err != nil {
+		return nil, err
 	}
 	set := &Reconciler{Config: Config{MaxShootRetries: testMaxRetries, ConcurrentSyncs: 4, InFlightResync: 2 * time.Second}}
 	if err := set.AddToManager(ctx, mgr); err != nil {
-		return fmt.Errorf("adding the set controller: %w", err)
+		return nil, fmt.Errorf("adding the set controller: %w", err)
 	}
-	gardenlet = &fakeGardenlet{client: mgr.GetClient(), failing: map[string]bool{}, stopped: map[string]bool{}}
-	return builder.ControllerManagedBy(mgr).
-		Named("fake-gardenlet").
-		For(&gardencorev1beta1.Shoot{}).
-		Complete(gardenlet)
+	return mgr, nil
 }
 
 // fakeGardenlet plays what Gardener's gardenlets do for the replicas of sets: it reconciles
