@@ -27,11 +27,11 @@ GENERATED := api charts/seedscaler/crds charts/seedscaler/files alerts/seedscale
 
 # Each part's RBAC comes from the +kubebuilder:rbac markers beside its code: part=packages,...
 RBAC_PARTS := scheduler=./scheduler/... \
-              seed-controller=./seedmanagement/managedseed/...,./seedmanagement/seed/... \
-              set-controller=./seedmanagement/managedseedset/... \
+              seed-controller=./seedmanagement/managedseed/...,./seedmanagement/seed/...,./internal/objectlock/... \
+              set-controller=./seedmanagement/managedseedset/...,./internal/objectlock/... \
               exporter=./exporter/... \
               adapter=./adapter/... \
-              autoscaler=./autoscaler/...
+              autoscaler=./autoscaler/...,./internal/objectlock/...
 
 .PHONY: help
 help: ## Show the targets.

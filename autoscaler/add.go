@@ -98,13 +98,17 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		return fmt.Errorf("indexing SeedAutoscalers by target: %w", err)
 	}
 
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler"), 1, nil, r)
+	if err != nil {
+		return err
+	}
 	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&seedmanagementv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&seedmanagementv1alpha1.ManagedSeedSet{},
 			handler.EnqueueRequestsFromMapFunc(r.MapSetToAutoscalers),
 			builder.WithPredicates(TargetChanged())).
-		Complete(r)
+		Complete(rec)
 }
 
 // TargetChanged lets through the changes of a target that can change a decision: its spec

@@ -28,6 +28,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 )
 
 // DefaultSyncPeriod is how often every SeedAutoscaler is evaluated, as HPA's default.
@@ -84,6 +85,9 @@ type Reconciler struct {
 	DryRun bool
 	// Instruments are the controller's own Prometheus metrics.
 	Instruments *Instruments
+	// Replicas says how replicas of this controller share objects: nil or leader-election
+	// mode reconciles every object here; object-locks mode locks each one (internal/objectlock).
+	Replicas *objectlock.Replicas
 }
 
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=seedautoscalers,verbs=get;list;watch

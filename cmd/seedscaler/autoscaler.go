@@ -9,11 +9,13 @@ import (
 
 	"github.com/seedscaler/seedscaler/autoscaler"
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 )
 
 // autoscalerOptions are the flags of `seedscaler autoscaler`.
 type autoscalerOptions struct {
 	app.Options
+	replicas     objectlock.Replicas
 	syncPeriod   time.Duration
 	metricMaxAge time.Duration
 	dryRun       bool
@@ -31,6 +33,7 @@ func autoscalerCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	o.AddFlags(fs, 8090, 8091)
+	o.replicas.AddFlags(fs)
 	fs.DurationVar(&o.syncPeriod, "sync-period", autoscaler.DefaultSyncPeriod,
 		"How often every SeedAutoscaler is evaluated; changes of an autoscaler or its target are evaluated at once as well.")
 	fs.DurationVar(&o.metricMaxAge, "metric-max-age", autoscaler.DefaultMetricMaxAge,
@@ -47,6 +50,9 @@ func runAutoscaler(ctx context.Context, o *autoscalerOptions) error {
 	if o.metricMaxAge <= 0 {
 		return fmt.Errorf("--metric-max-age must be positive, not %s", o.metricMaxAge)
 	}
+	if err := o.replicas.Validate(o.LeaderElect); err != nil {
+		return err
+	}
 	cfg, err := o.RESTConfig()
 	if err != nil {
 		return err
@@ -55,7 +61,7 @@ func runAutoscaler(ctx context.Context, o *autoscalerOptions) error {
 	if err != nil {
 		return err
 	}
-	r := &autoscaler.Reconciler{SyncPeriod: o.syncPeriod, MetricMaxAge: o.metricMaxAge, DryRun: o.dryRun}
+	r := &autoscaler.Reconciler{SyncPeriod: o.syncPeriod, MetricMaxAge: o.metricMaxAge, DryRun: o.dryRun, Replicas: &o.replicas}
 	if err := r.AddToManager(ctx, mgr); err != nil {
 		return fmt.Errorf("adding the SeedAutoscaler controller: %w", err)
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	goflag "flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -26,6 +27,12 @@ func main() {
 		Short:         "Automated seed management for Gardener-style landscapes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	// Every part logs through klog; the chart passes --v to each of them.
+	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	for _, name := range []string{"v", "vmodule"} {
+		root.PersistentFlags().AddGoFlag(klogFlags.Lookup(name))
 	}
 	root.AddCommand(
 		schedulerCommand(),

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"
@@ -17,6 +18,7 @@ import (
 // seedControllerOptions are the flags of `seedscaler seed-controller`.
 type seedControllerOptions struct {
 	app.Options
+	replicas             objectlock.Replicas
 	defaultSeedCapacity  string
 	heartbeatGracePeriod time.Duration
 }
@@ -33,6 +35,7 @@ func seedControllerCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	o.AddFlags(fs, 8082, 8083)
+	o.replicas.AddFlags(fs)
 	fs.StringVar(&o.defaultSeedCapacity, "default-seed-capacity", fmt.Sprint(managedseed.DefaultShootCapacity),
 		"Capacity of a seed whose ManagedSeed configures none (a seedTemplate, or a gardenlet config without resources): "+
 			"a number of shoots, or name=quantity pairs such as shoots=250,persistent-volumes=200. It also fills resources a configuration lacks.")
@@ -49,6 +52,9 @@ func runSeedController(ctx context.Context, o *seedControllerOptions) error {
 	if o.heartbeatGracePeriod <= 0 {
 		return fmt.Errorf("--heartbeat-grace-period must be positive, not %s", o.heartbeatGracePeriod)
 	}
+	if err := o.replicas.Validate(o.LeaderElect); err != nil {
+		return err
+	}
 	cfg, err := o.RESTConfig()
 	if err != nil {
 		return err
@@ -62,10 +68,10 @@ func runSeedController(ctx context.Context, o *seedControllerOptions) error {
 	// One index for both controllers: the lifecycle controller feeds it from its shoot
 	// watch, the ManagedSeed controller reads it before deleting a seed.
 	shootsPerSeed := usage.NewIndex()
-	if err := (&seed.Reconciler{Usage: shootsPerSeed, GracePeriod: o.heartbeatGracePeriod}).AddToManager(mgr); err != nil {
+	if err := (&seed.Reconciler{Usage: shootsPerSeed, GracePeriod: o.heartbeatGracePeriod, Replicas: &o.replicas}).AddToManager(mgr); err != nil {
 		return fmt.Errorf("adding the seed lifecycle controller: %w", err)
 	}
-	if err := (&managedseed.Reconciler{Usage: shootsPerSeed, DefaultResources: defaults}).AddToManager(ctx, mgr); err != nil {
+	if err := (&managedseed.Reconciler{Usage: shootsPerSeed, DefaultResources: defaults, Replicas: &o.replicas}).AddToManager(ctx, mgr); err != nil {
 		return fmt.Errorf("adding the ManagedSeed controller: %w", err)
 	}
 	return mgr.Start(ctx)

@@ -35,9 +35,12 @@ const (
 	AnnotationObject = "objectlock.seedscaler.io/object"
 )
 
-// Locker takes and releases object locks for one replica of one controller.
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;delete
+// The object locks, and the pods of their holders (a lock of a pod that is gone is taken
+// over at once).
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;create;update;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
+
+// Locker takes and releases object locks for one replica of one controller.
 type Locker struct {
 	// Client reads and writes Leases (and Pods, for HolderAlive's default).
 	Client client.Client

@@ -52,12 +52,16 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &gardencorev1beta1.Shoot{}, seedNamesField, SeedNamesOf); err != nil {
 		return err
 	}
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), 1, nil, r)
+	if err != nil {
+		return err
+	}
 	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&seedmanagementv1alpha1.ManagedSeed{}).
 		Watches(&gardencorev1beta1.Seed{}, handler.EnqueueRequestsFromMapFunc(MapSeedToManagedSeed)).
 		Watches(&gardencorev1beta1.Shoot{}, handler.EnqueueRequestsFromMapFunc(r.MapShootToManagedSeeds)).
-		Complete(r)
+		Complete(rec)
 }
 
 // ShootNameOf is the index function of shootNameField.

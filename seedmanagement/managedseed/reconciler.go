@@ -27,6 +27,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -47,6 +48,9 @@ type Reconciler struct {
 	DefaultResources corev1.ResourceList
 	// DeletionRecheckInterval is how often a blocked deletion is rechecked.
 	DeletionRecheckInterval time.Duration
+	// Replicas says how replicas of this controller share objects: nil or leader-election
+	// mode reconciles every object here; object-locks mode locks each one (internal/objectlock).
+	Replicas *objectlock.Replicas
 }
 
 // errSeedConflict is returned when the Seed exists but was not registered by this ManagedSeed.

@@ -39,6 +39,10 @@ func (r *Reconciler) AddToManager(mgr manager.Manager) error {
 	if r.Usage == nil {
 		return errors.New("the seed lifecycle controller needs a usage index to share with the ManagedSeed controller")
 	}
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, gardencorev1beta1.GroupVersion.WithKind("Seed"), 1, nil, r)
+	if err != nil {
+		return err
+	}
 	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&gardencorev1beta1.Seed{}).
@@ -46,7 +50,7 @@ func (r *Reconciler) AddToManager(mgr manager.Manager) error {
 			handler.EnqueueRequestsFromMapFunc(r.MapLeaseToSeed),
 			builder.WithPredicates(predicate.NewPredicateFuncs(IsHeartbeatLease))).
 		Watches(&gardencorev1beta1.Shoot{}, r.ShootUsageHandler()).
-		Complete(r)
+		Complete(rec)
 }
 
 // CacheByObject restricts the manager's Lease cache to the heartbeat namespace, so the

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -41,6 +42,9 @@ type Reconciler struct {
 	Usage *usage.Index
 	// GracePeriod is how long after its last renewal a heartbeat Lease counts as fresh.
 	GracePeriod time.Duration
+	// Replicas says how replicas of this controller share objects: nil or leader-election
+	// mode reconciles every object here; object-locks mode locks each one (internal/objectlock).
+	Replicas *objectlock.Replicas
 }
 
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch

@@ -40,11 +40,17 @@ seedscaler.component renders one part: ServiceAccount, ClusterRole (rules genera
 part's +kubebuilder:rbac markers into files/rbac/<part>/role.yaml), ClusterRoleBinding, a
 Role for leader election, the Deployment and the metrics Service.
 Arguments (dict): root, name (component, e.g. scheduler), subcommand, values, args (list),
-leaderElect (bool), volumes/volumeMounts (lists, optional), ports (list of {name,port}, optional).
+leaderElect (bool), replicasMode and hpa (optional: parts that can run active-active),
+volumes/volumeMounts (lists, optional), ports (list of {name,port}, optional).
+In object-locks mode leader election is off, every replica works, pods spread over nodes
+and zones, and an HPA may scale the Deployment.
 */}}
 {{- define "seedscaler.component" -}}
 {{- $root := .root -}}
 {{- $v := .values -}}
+{{- $locks := eq (toString .replicasMode) "object-locks" -}}
+{{- $leaderElect := and .leaderElect (not $locks) -}}
+{{- $hpa := and $locks .hpa .hpa.enabled -}}
 {{- $fullname := printf "%s-%s" (include "seedscaler.fullname" $root) .name -}}
 {{- $rbac := $root.Files.Get (printf "files/rbac/%s/role.yaml" .name) | fromYaml -}}
 apiVersion: v1
@@ -89,7 +95,7 @@ subjects:
   - kind: ServiceAccount
     name: {{ $fullname }}
     namespace: {{ $root.Release.Namespace }}
-{{- if .leaderElect }}
+{{- if $leaderElect }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
@@ -131,7 +137,9 @@ metadata:
     {{- include "seedscaler.labels" $root | nindent 4 }}
     app.kubernetes.io/component: {{ .name }}
 spec:
+  {{- if not $hpa }}
   replicas: {{ $v.replicas }}
+  {{- end }}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
@@ -165,9 +173,13 @@ spec:
             - {{ .subcommand }}
             - --metrics-bind-address=:8080
             - --health-probe-bind-address=:8081
-            {{- if .leaderElect }}
+            {{- if $leaderElect }}
             - --leader-elect=true
             - --leader-election-namespace={{ $root.Release.Namespace }}
+            {{- end }}
+            {{- if $locks }}
+            - --replicas-mode=object-locks
+            - --lock-namespace={{ $root.Release.Namespace }}
             {{- end }}
             - --v={{ $root.Values.logLevel }}
             {{- range .args }}
@@ -229,6 +241,53 @@ spec:
       affinity:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+      {{- if $locks }}
+      # Every replica works: spread them over nodes and zones.
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "seedscaler.selectorLabels" . | nindent 14 }}
+        - maxSkew: 1
+          topologyKey: topology.kubernetes.io/zone
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "seedscaler.selectorLabels" . | nindent 14 }}
+      {{- end }}
+{{- if $hpa }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ $fullname }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $fullname }}
+  minReplicas: {{ .hpa.minReplicas }}
+  maxReplicas: {{ .hpa.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ .hpa.targetCPUUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: memory
+        target:
+          type: Utilization
+          averageUtilization: {{ .hpa.targetMemoryUtilizationPercentage }}
+{{- end }}
 ---
 apiVersion: v1
 kind: Service
