@@ -1,0 +1,119 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/dashboards"
+	"github.com/seedscaler/seedscaler/internal/promrunner"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+)
+
+// queryResults runs an instant query and returns the number of series (or 1 for a scalar).
+func queryResults(base, query string) (int, error) {
+	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(query))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return 0, fmt.Errorf("decoding the answer to %s: %w", query, err)
+	}
+	if r.Status != "success" {
+		return 0, fmt.Errorf("query %s: %s", query, r.Error)
+	}
+	if r.Data.ResultType == "scalar" {
+		return 1, nil
+	}
+	var series []json.RawMessage
+	if err := json.Unmarshal(r.Data.Result, &series); err != nil {
+		return 0, err
+	}
+	return len(series), nil
+}
+
+var schedulerMetric = regexp.MustCompile(`\bseedscaler_scheduler_[a-z0-9_]+`)
+
+// TestDashboardQueriesTheSchedulersRealSeries lets a real Prometheus scrape a scheduler that
+// bound one shoot and found no seed for another, and runs every query of
+// dashboards/scheduler.json against it: each metric the dashboard names must be a series the
+// scheduler really serves, and each query must return data.
+func TestDashboardQueriesTheSchedulersRealSeries(t *testing.T) {
+	bin, err := testenv.Tool("prometheus")
+	require.NoError(t, err)
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	all, err := dashboards.Expressions(filepath.Join(root, "dashboards"))
+	require.NoError(t, err)
+	exprs := map[string]string{}
+	for where, expr := range all {
+		if strings.HasPrefix(where, "seedscaler / Scheduler /") {
+			exprs[where] = expr
+		}
+	}
+	require.NotEmpty(t, exprs, "dashboards/scheduler.json has no queries")
+
+	ctx := context.Background()
+	const ns, provider = "dash", "dash"
+	createNamespace(t, ns)
+	createCloudProfile(t, provider, nil, "d1")
+	seed := builders.MakeSeed("dash-1").Provider(provider, "d1").Allocatable(1).Ready().Obj()
+	createSeed(t, seed)
+	t.Cleanup(func() { assert.NoError(t, env.Client.Delete(ctx, seed)) })
+	setSpec := builders.MakeSeed("x").Provider(provider, "d1").Obj().Spec
+	require.NoError(t, env.Client.Create(ctx, managedSeedSet(ns, "more", setSpec, "10")))
+	s := startScheduler(t, &config.SchedulerConfiguration{SchedulerName: "dash-scheduler"})
+	for _, name := range []string{"first", "second"} {
+		require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, name).CloudProfile(provider).Provider(provider, "d1").SchedulerName("dash-scheduler").Obj()))
+	}
+
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	server := &http.Server{Handler: promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = server.Serve(listener) }()
+	t.Cleanup(func() { _ = server.Close() })
+	prom, err := promrunner.Start(ctx, promrunner.Options{Binary: bin, ScrapeInterval: 500 * time.Millisecond,
+		Targets: []promrunner.Target{{Job: "scheduler", Addresses: []string{listener.Addr().String()}}}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = prom.Stop() })
+
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		n, err := queryResults(prom.URL, fmt.Sprintf(`seedscaler_scheduler_pending_shoots{namespace=%q,managedseedset="more"} == 1`, ns))
+		require.NoError(c, err)
+		require.Equal(c, 1, n, "the unschedulable shoot fits the set")
+		for where, expr := range exprs {
+			for _, name := range schedulerMetric.FindAllString(expr, -1) {
+				n, err := queryResults(prom.URL, fmt.Sprintf(`count({__name__=%q})`, name))
+				require.NoError(c, err)
+				assert.Equal(c, 1, n, "%s: %s has no series", where, name)
+			}
+			n, err := queryResults(prom.URL, dashboards.Resolve(expr, ".*"))
+			if assert.NoError(c, err, "%s: %s", where, expr) {
+				assert.NotZero(c, n, "%s returns no data: %s", where, expr)
+			}
+		}
+	}, 60*time.Second, 500*time.Millisecond)
+}
