@@ -149,6 +149,13 @@ func planScaleIn(active []*replica, target int) scaleIn {
 	if s.asked == 0 {
 		return s
 	}
+	// The sort keys are computed once per replica, not per comparison: priority parses an
+	// annotation and readiness looks at three objects.
+	type ranked struct {
+		r *replica
+		c scaleInCandidate
+	}
+	var removable []ranked
 	for _, r := range active {
 		switch {
 		case r.protected():
@@ -156,19 +163,22 @@ func planScaleIn(active []*replica, target int) scaleIn {
 		case r.shootsOnSeed > 0:
 			s.hostingShoots = append(s.hostingShoots, r.name)
 		default:
-			s.removable = append(s.removable, r)
+			removable = append(removable, ranked{r: r, c: candidateOf(r)})
 		}
 	}
-	slices.SortFunc(s.removable, func(a, b *replica) int {
-		ca, cb := candidateOf(a), candidateOf(b)
+	slices.SortFunc(removable, func(a, b ranked) int {
 		switch {
-		case scaleInLess(ca, cb):
+		case scaleInLess(a.c, b.c):
 			return -1
-		case scaleInLess(cb, ca):
+		case scaleInLess(b.c, a.c):
 			return 1
 		}
 		return 0
 	})
+	s.removable = make([]*replica, len(removable))
+	for i, x := range removable {
+		s.removable[i] = x.r
+	}
 	return s
 }
 
