@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"golang.org/x/sync/singleflight"
@@ -37,6 +38,7 @@ type ObjectLister interface {
 type Provider struct {
 	cfg     *Config
 	prom    promv1.API
+	instant *instantQuerier
 	clock   clock.WithTicker
 	metrics *Metrics
 	avail   *availability
@@ -55,10 +57,11 @@ var (
 // NewProvider builds a provider over a validated configuration. kinds maps each rule's
 // resource to its kind; mapper normalizes resources a request names differently (e.g.
 // singular); objects resolves label selectors of list requests.
-func NewProvider(cfg *Config, prom promv1.API, clk clock.WithTicker, metrics *Metrics, kinds map[schema.GroupResource]schema.GroupVersionKind, mapper apimeta.RESTMapper, objects ObjectLister) *Provider {
+func NewProvider(cfg *Config, prom promapi.Client, clk clock.WithTicker, metrics *Metrics, kinds map[schema.GroupResource]schema.GroupVersionKind, mapper apimeta.RESTMapper, objects ObjectLister) *Provider {
 	return &Provider{
 		cfg:     cfg,
-		prom:    prom,
+		prom:    promv1.NewAPI(prom),
+		instant: &instantQuerier{client: prom},
 		clock:   clk,
 		metrics: metrics,
 		avail:   newAvailability(cfg.Discovery.Retention.Duration),
@@ -166,7 +169,7 @@ func (p *Provider) getMetricByName(ctx context.Context, name types.NamespacedNam
 		}
 		return nil, p.notFound(rule.GroupResource(), info.Metric, fmt.Sprintf("%s %s", rule.GroupResource(), klog.KRef(name.Namespace, name.Name)), reason)
 	}
-	v := p.metricValue(rule, info.Metric, name.Namespace, name.Name, metricSelector, s)
+	v := p.metricValue(rule, info.Metric, name.Namespace, name.Name, labelSelector(metricSelector), s)
 	return &v, nil
 }
 
@@ -207,10 +210,11 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 		return nil, err
 	}
 	list := &custom_metrics.MetricValueList{}
+	reportedSelector := labelSelector(metricSelector)
 	for _, name := range names {
 		key := groupKey(groupBy, map[string]string{rule.ObjectLabel: name, rule.NamespaceLabel: namespace})
 		if s, ok := res.samples[key]; ok {
-			list.Items = append(list.Items, p.metricValue(rule, info.Metric, namespace, name, metricSelector, s))
+			list.Items = append(list.Items, p.metricValue(rule, info.Metric, namespace, name, reportedSelector, s))
 		}
 	}
 	if len(list.Items) == 0 {
@@ -219,7 +223,7 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 	return list, nil
 }
 
-func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metricSelector labels.Selector, s sample) custom_metrics.MetricValue {
+func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metricSelector *metav1.LabelSelector, s sample) custom_metrics.MetricValue {
 	gvk := p.kinds[rule.GroupResource()]
 	v := custom_metrics.MetricValue{
 		DescribedObject: custom_metrics.ObjectReference{
@@ -235,9 +239,7 @@ func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metri
 	if rule.Namespaced() {
 		v.DescribedObject.Namespace = namespace
 	}
-	if metricSelector != nil && !metricSelector.Empty() {
-		v.Metric.Selector = labelSelector(metricSelector)
-	}
+	v.Metric.Selector = metricSelector
 	return v
 }
 
@@ -298,18 +300,13 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 
 // run executes a value query, through the cache, and reads its result at now.
 func (p *Provider) run(ctx context.Context, q valueQuery) (result, error) {
-	vec, err := p.cache.get(ctx, q.promQL, func(ctx context.Context) (model.Vector, error) {
+	vec, err := p.cache.get(ctx, q.promQL, func(ctx context.Context) ([]promSample, error) {
 		begin := p.clock.Now()
-		value, _, _, err := p.prom.Query(ctx, q.promQL, begin)
+		vec, err := p.instant.query(ctx, q.promQL, begin)
 		p.metrics.queryDuration.WithLabelValues(queryKindValue).Observe(p.clock.Since(begin).Seconds())
 		if err != nil {
 			p.metrics.queryErrors.WithLabelValues(queryKindValue).Inc()
 			return nil, err
-		}
-		vec, ok := value.(model.Vector)
-		if !ok {
-			p.metrics.queryErrors.WithLabelValues(queryKindValue).Inc()
-			return nil, fmt.Errorf("prometheus answered a %s, not a vector", value.Type())
 		}
 		return vec, nil
 	}, p.metrics)
@@ -351,7 +348,11 @@ func quantity(v float64) resource.Quantity {
 	return *resource.NewMilliQuantity(int64(v*1000), resource.DecimalSI)
 }
 
+// labelSelector is the metric label selector reported with each value; nil when empty.
 func labelSelector(sel labels.Selector) *metav1.LabelSelector {
+	if sel == nil || sel.Empty() {
+		return nil
+	}
 	ls, err := metav1.ParseToLabelSelector(sel.String())
 	if err != nil {
 		return nil
@@ -361,7 +362,7 @@ func labelSelector(sel labels.Selector) *metav1.LabelSelector {
 
 // cachedVector is a query result and when it was fetched.
 type cachedVector struct {
-	vector    model.Vector
+	vector    []promSample
 	fetchedAt time.Time
 }
 
@@ -377,7 +378,7 @@ type valueCache struct {
 	flight  singleflight.Group
 }
 
-func (c *valueCache) get(ctx context.Context, query string, fetch func(context.Context) (model.Vector, error), metrics *Metrics) (model.Vector, error) {
+func (c *valueCache) get(ctx context.Context, query string, fetch func(context.Context) ([]promSample, error), metrics *Metrics) ([]promSample, error) {
 	if c.ttl > 0 {
 		c.mu.Lock()
 		e, ok := c.entries[query]
@@ -408,5 +409,5 @@ func (c *valueCache) get(ctx context.Context, query string, fetch func(context.C
 	if err != nil {
 		return nil, err
 	}
-	return v.(model.Vector), nil
+	return v.([]promSample), nil
 }

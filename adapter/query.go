@@ -144,6 +144,9 @@ type result struct {
 
 // groupKey keys a result by the values of the group labels.
 func groupKey(groupBy []string, lbls map[string]string) string {
+	if len(groupBy) == 1 {
+		return lbls[groupBy[0]]
+	}
 	parts := make([]string, len(groupBy))
 	for i, l := range groupBy {
 		parts[i] = lbls[l]
@@ -155,28 +158,23 @@ func groupKey(groupBy []string, lbls map[string]string) string {
 // NaN or infinite values, samples older than staleness at now, and values without a raw
 // sample behind them. A group absent from the vector is missing too; callers see it as
 // absent from result.samples.
-func readResult(vec model.Vector, groupBy []string, now time.Time, staleness time.Duration) result {
-	values := map[string]*model.Sample{}
+func readResult(vec []promSample, groupBy []string, now time.Time, staleness time.Duration) result {
+	values := map[string]promSample{}
 	timestamps := map[string]float64{}
 	for _, s := range vec {
-		lbls := make(map[string]string, len(s.Metric))
-		for k, v := range s.Metric {
-			lbls[string(k)] = string(v)
-		}
-		key := groupKey(groupBy, lbls)
-		switch lbls[partLabel] {
+		key := groupKey(groupBy, s.labels)
+		switch s.labels[partLabel] {
 		case partValue:
 			values[key] = s
 		case partTimestamp:
-			timestamps[key] = float64(s.Value)
+			timestamps[key] = s.value
 		}
 	}
-	res := result{samples: map[string]sample{}, missing: map[string]missingReason{}}
+	res := result{samples: make(map[string]sample, len(values)), missing: map[string]missingReason{}}
 	for key, s := range values {
-		v := float64(s.Value)
 		ts, ok := timestamps[key]
 		switch {
-		case math.IsNaN(v) || math.IsInf(v, 0):
+		case math.IsNaN(s.value) || math.IsInf(s.value, 0):
 			res.missing[key] = missingNaN
 			continue
 		case !ok:
@@ -188,11 +186,11 @@ func readResult(vec model.Vector, groupBy []string, now time.Time, staleness tim
 			res.missing[key] = missingStale
 			continue
 		}
-		lbls := map[string]string{}
+		lbls := make(map[string]string, len(groupBy))
 		for _, l := range groupBy {
-			lbls[l] = string(s.Metric[model.LabelName(l)])
+			lbls[l] = s.labels[l]
 		}
-		res.samples[key] = sample{labels: lbls, value: v, timestamp: at}
+		res.samples[key] = sample{labels: lbls, value: s.value, timestamp: at}
 	}
 	return res
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
@@ -75,12 +74,8 @@ rules:
 	assert.True(t, strings.HasPrefix(q.promQL, `label_replace(sum by (name) (rate(foo_total{ name="a" }[5m])), `), q.promQL)
 }
 
-func vectorSample(name, part string, v float64, at time.Time) *model.Sample {
-	return &model.Sample{
-		Metric:    model.Metric{"name": model.LabelValue(name), partLabel: model.LabelValue(part)},
-		Value:     model.SampleValue(v),
-		Timestamp: model.TimeFromUnixNano(at.UnixNano()),
-	}
+func vectorSample(name, part string, v float64) promSample {
+	return promSample{labels: map[string]string{"name": name, partLabel: part}, value: v}
 }
 
 // A value is only a value with a fresh raw sample behind it: NaN, stale, or without a
@@ -90,12 +85,13 @@ func TestReadResultSortsOutMissingValues(t *testing.T) {
 	fresh := now.Add(-15 * time.Second)
 	old := now.Add(-3 * time.Minute)
 	ts := func(at time.Time) float64 { return float64(at.UnixMilli()) / 1000 }
-	vec := model.Vector{
-		vectorSample("fresh", partValue, 7, now), vectorSample("fresh", partTimestamp, ts(fresh), now),
-		vectorSample("zero", partValue, 0, now), vectorSample("zero", partTimestamp, ts(fresh), now),
-		vectorSample("nan", partValue, math.NaN(), now), vectorSample("nan", partTimestamp, ts(fresh), now),
-		vectorSample("stale", partValue, 3, now), vectorSample("stale", partTimestamp, ts(old), now),
-		vectorSample("untimed", partValue, 3, now),
+	vec := []promSample{
+		vectorSample("fresh", partValue, 7), vectorSample("fresh", partTimestamp, ts(fresh)),
+		vectorSample("zero", partValue, 0), vectorSample("zero", partTimestamp, ts(fresh)),
+		vectorSample("nan", partValue, math.NaN()), vectorSample("nan", partTimestamp, ts(fresh)),
+		vectorSample("inf", partValue, math.Inf(1)), vectorSample("inf", partTimestamp, ts(fresh)),
+		vectorSample("stale", partValue, 3), vectorSample("stale", partTimestamp, ts(old)),
+		vectorSample("untimed", partValue, 3),
 	}
 	res := readResult(vec, []string{"name"}, now, 2*time.Minute)
 
@@ -106,11 +102,11 @@ func TestReadResultSortsOutMissingValues(t *testing.T) {
 	require.Contains(t, res.samples, "zero", "a real 0 is a value")
 	assert.Equal(t, 0.0, res.samples["zero"].value)
 
-	assert.Equal(t, map[string]missingReason{"nan": missingNaN, "stale": missingStale, "untimed": missingNoTimeRef}, res.missing)
+	assert.Equal(t, map[string]missingReason{"nan": missingNaN, "inf": missingNaN, "stale": missingStale, "untimed": missingNoTimeRef}, res.missing)
 	assert.NotContains(t, res.samples, "absent")
 	assert.Equal(t, []string{"fresh", "zero"}, res.sortedKeys())
 
-	empty := readResult(model.Vector{}, []string{"name"}, now, 2*time.Minute)
+	empty := readResult(nil, []string{"name"}, now, 2*time.Minute)
 	assert.Empty(t, empty.samples)
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-logr/logr"
 	promapi "github.com/prometheus/client_golang/api"
-	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
@@ -155,7 +154,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	p := NewProvider(cfg, promv1.NewAPI(promClient), clk, metrics, kinds, mapper, objects)
+	p := NewProvider(cfg, promClient, clk, metrics, kinds, mapper, objects)
 
 	disc := p.discoverer()
 	if err := disc.refresh(ctx); err != nil {
