@@ -75,9 +75,10 @@ func BenchmarkTickLogic(b *testing.B) {
 }
 
 // BenchmarkStep is one step of the simulator against the real apiserver at 5,000 shoots on
-// 50 seeds in a steady state: every shoot created, demand met, 50 heartbeats a step (the
-// heartbeat interval is below a tick). It lists shoots, seeds and managed seeds, decides, and
-// renews the Leases.
+// 50 seeds in a steady state: every shoot created, demand met, a heartbeat per seed every 10
+// steps (speed 1, interval 10s, tick 1s). It reads shoots, seeds and managed seeds, decides,
+// and renews the Leases; reads come straight from the apiserver or, as in `seedscaler
+// simulate`, from an informer cache.
 func BenchmarkStep(b *testing.B) {
 	ctx := b.Context()
 	shoots, seeds := landscape()
@@ -124,22 +125,26 @@ func BenchmarkStep(b *testing.B) {
 	}
 	b.Cleanup(func() { cleanupLarge(b) })
 
-	cfg, err := ParseConfiguration([]byte(fmt.Sprintf("demand: {constant: {shoots: %d}, projects: [bench]}", benchShoots)))
-	require(err)
-	clk := clocktesting.NewFakeClock(epoch)
-	sim := New(cfg, env.Client, clk, nil)
-	require(sim.Step(ctx)) // the first step discovers the API and creates the Leases
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		clk.Step(cfg.Tick.Duration)
-		require(sim.Step(ctx))
-	}
-	b.StopTimer()
-	smp, err := sim.Sample(ctx)
-	require(err)
-	if smp.Tenants != benchShoots || smp.Bound != benchShoots || smp.SeedsReady != benchSeeds {
-		b.Fatalf("the landscape changed: %+v", smp)
+	reads := map[string]client.Client{"reads=apiserver": env.Client, "reads=cache": cachedClient(b)}
+	for _, name := range []string{"reads=apiserver", "reads=cache"} {
+		b.Run(name, func(b *testing.B) {
+			cfg, err := ParseConfiguration([]byte(fmt.Sprintf("demand: {constant: {shoots: %d}, projects: [bench]}", benchShoots)))
+			require(err)
+			clk := clocktesting.NewFakeClock(epoch)
+			sim := New(cfg, reads[name], clk, nil)
+			require(sim.Step(ctx)) // the first step discovers the API and creates the Leases
+			b.ReportAllocs()
+			for b.Loop() {
+				clk.Step(cfg.Tick.Duration)
+				require(sim.Step(ctx))
+			}
+			b.StopTimer()
+			smp, err := sim.Sample(ctx)
+			require(err)
+			if smp.Tenants != benchShoots || smp.Bound != benchShoots || smp.SeedsReady != benchSeeds {
+				b.Fatalf("the landscape changed: %+v", smp)
+			}
+		})
 	}
 }
 

@@ -120,7 +120,8 @@ func (s *Simulator) renewLease(ctx context.Context, seedName string, interval ti
 				RenewTime:            &renew,
 			},
 		}
-		if err := s.client.Create(ctx, lease); err != nil {
+		if err := s.client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
+			// AlreadyExists: a cache had not seen it yet; the next heartbeat renews it.
 			return fmt.Errorf("creating the heartbeat Lease of seed %s: %w", seedName, err)
 		}
 		return nil

@@ -61,6 +61,10 @@ type Simulator struct {
 	deletionDue   map[types.UID]time.Time // when a deleted shoot's infrastructure is gone
 	lastHeartbeat map[string]time.Time    // per seed
 	namespaces    map[string]bool         // known to exist
+	// Tenant shoots created or deleted that the reads may not show yet (a cache lags the
+	// writes), so a tenant neither creates them again nor deletes others in their place.
+	expectCreated map[string]*gardencorev1beta1.Shoot // by namespace/name
+	expectDeleted map[types.UID]time.Time             // when the delete was sent
 
 	mu       sync.Mutex
 	timeline []Sample
@@ -68,7 +72,8 @@ type Simulator struct {
 
 // New returns a simulator for a defaulted and validated configuration. All time comes from
 // clk; every random draw from rnd, or, when it is nil, from a source seeded with
-// cfg.RandomSeed. Writes go through c with FieldOwner as field manager.
+// cfg.RandomSeed. Writes go through c with FieldOwner as field manager. Reads may come from
+// a cache: the simulator expects its own writes to show up late.
 func New(cfg *Configuration, c client.Client, clk clock.WithTicker, rnd *rand.Rand) *Simulator {
 	if rnd == nil {
 		seed := uint64(1)
@@ -86,6 +91,8 @@ func New(cfg *Configuration, c client.Client, clk clock.WithTicker, rnd *rand.Ra
 		deletionDue:   map[types.UID]time.Time{},
 		lastHeartbeat: map[string]time.Time{},
 		namespaces:    map[string]bool{},
+		expectCreated: map[string]*gardencorev1beta1.Shoot{},
+		expectDeleted: map[types.UID]time.Time{},
 	}
 }
 

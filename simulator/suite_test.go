@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -138,6 +139,28 @@ func createSeed(t *testing.T, seed *gardencorev1beta1.Seed) {
 	require.NoError(t, env.Client.Create(t.Context(), seed))
 	seed.Status = status
 	require.NoError(t, env.Client.Status().Update(t.Context(), seed))
+}
+
+// cachedClient reads from an informer cache and writes to the apiserver, as the command's
+// client does: reads lag the writes.
+func cachedClient(t testing.TB) client.Client {
+	t.Helper()
+	c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.Start(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	require.True(t, c.WaitForCacheSync(ctx))
+	cl, err := client.New(env.Config, client.Options{Scheme: env.Scheme, Cache: &client.CacheOptions{Reader: c}})
+	require.NoError(t, err)
+	return cl
 }
 
 // cleanup removes every shoot (finalizers and all), seed, managed seed and heartbeat Lease.

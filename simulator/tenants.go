@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +17,10 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 )
+
+// expectationTimeout is how long (wall-clock time) a tenant's own create or delete counts
+// although the reads do not show it yet; after that the reads are believed.
+const expectationTimeout = 30 * time.Second
 
 // IsTenant says whether the simulated tenants created the shoot.
 func IsTenant(shoot *gardencorev1beta1.Shoot) bool {
@@ -78,12 +83,37 @@ func TenantChanges(desired map[string]int, live map[string][]*gardencorev1beta1.
 // reconcileTenants creates and deletes tenant shoots until every demand key has what it wants.
 func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1beta1.Shoot, desired map[string]int, now time.Time) []error {
 	live := map[string][]*gardencorev1beta1.Shoot{}
+	seen := make(map[string]bool, len(shoots))
+	seenUIDs := make(map[types.UID]bool, len(shoots))
 	for i := range shoots {
 		sh := &shoots[i]
-		if IsTenant(sh) && sh.DeletionTimestamp == nil {
-			k := demandKey(s.cfg.Demand.Profile, sh)
-			live[k] = append(live[k], sh)
+		seen[sh.Namespace+"/"+sh.Name], seenUIDs[sh.UID] = true, true
+		if !IsTenant(sh) {
+			continue
 		}
+		if sh.DeletionTimestamp != nil {
+			delete(s.expectDeleted, sh.UID)
+			continue
+		}
+		if at, ok := s.expectDeleted[sh.UID]; ok && now.Sub(at) < expectationTimeout {
+			continue // deleted; the read does not show it yet
+		}
+		k := demandKey(s.cfg.Demand.Profile, sh)
+		live[k] = append(live[k], sh)
+	}
+	for uid, at := range s.expectDeleted {
+		if !seenUIDs[uid] || now.Sub(at) >= expectationTimeout {
+			delete(s.expectDeleted, uid)
+		}
+	}
+	for name, sh := range s.expectCreated {
+		if seen[name] || now.Sub(sh.CreationTimestamp.Time) >= expectationTimeout {
+			delete(s.expectCreated, name)
+			continue
+		}
+		// Created; the read does not show it yet.
+		k := demandKey(s.cfg.Demand.Profile, sh)
+		live[k] = append(live[k], sh)
 	}
 	expired := func(sh *gardencorev1beta1.Shoot) bool {
 		at, err := time.Parse(time.RFC3339Nano, sh.Annotations[AnnotationExpiresAt])
@@ -97,6 +127,8 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 			errs = append(errs, fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
 			continue
 		}
+		delete(s.expectCreated, sh.Namespace+"/"+sh.Name)
+		s.expectDeleted[sh.UID] = now
 		log.FromContext(ctx).V(1).Info("Tenant deleted a shoot", "shoot", klog.KObj(sh))
 	}
 	keys := make([]string, 0, len(create))
@@ -111,10 +143,17 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 				errs = append(errs, err)
 				break
 			}
-			if err := s.client.Create(ctx, sh); err != nil && !apierrors.IsAlreadyExists(err) {
-				errs = append(errs, fmt.Errorf("creating tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
-				break
+			if err := s.client.Create(ctx, sh); err != nil {
+				if !apierrors.IsAlreadyExists(err) {
+					errs = append(errs, fmt.Errorf("creating tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
+					break
+				}
+				continue // a name drawn twice: the next step makes up for it
 			}
+			// The simulator's clock, not the server's, dates the expectation.
+			expected := sh.DeepCopy()
+			expected.CreationTimestamp = metav1.NewTime(now)
+			s.expectCreated[sh.Namespace+"/"+sh.Name] = expected
 			log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
 		}
 	}

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -40,7 +42,8 @@ demand:
 `))
 	require.NoError(t, err)
 	t.Cleanup(func() { cleanup(t) })
-	sim := New(cfg, env.Client, clock.RealClock{}, nil)
+	// Reads from a cache, as `seedscaler simulate` does.
+	sim := New(cfg, cachedClient(t), clock.RealClock{}, nil)
 	var progress bytes.Buffer
 	sim.Progress = &progress
 	require.NoError(t, sim.Run(logf.IntoContext(t.Context(), testr.New(t))))
@@ -65,19 +68,23 @@ demand:
 	assert.Greater(t, count["gcp/europe-west1/gcp"], count["aws/eu-central-1/aws-profile"], "weight 3 against 1")
 	assert.Equal(t, 40, count["garden-ramp-a"]+count["garden-ramp-b"])
 
-	// Every sample shows the shoots the step before asked for: tenants follow the ramp
-	// within one step's increase.
+	// Every sample shows the shoots the step before asked for, or (as the cache may not have
+	// caught up yet) those of the step before that; never more: tenants follow the ramp
+	// within a step.
 	tl := sim.Timeline()
 	require.Greater(t, len(tl), 5)
 	for i := 1; i < len(tl); i++ {
 		want := RampDesired(*cfg.Demand.Ramp, tl[i-1].Elapsed)
-		assert.InDelta(t, want, tl[i].Tenants, 1, "sample %d at %s", i, tl[i].Elapsed)
+		assert.LessOrEqual(t, tl[i].Tenants, want, "sample %d at %s", i, tl[i].Elapsed)
+		if i > 1 {
+			assert.GreaterOrEqual(t, tl[i].Tenants, RampDesired(*cfg.Demand.Ramp, tl[i-2].Elapsed), "sample %d at %s", i, tl[i].Elapsed)
+		}
 		assert.Equal(t, tl[i].Tenants, tl[i].Pending, "nothing schedules them here")
 	}
 	last := tl[len(tl)-1]
 	assert.GreaterOrEqual(t, last.Elapsed, 2*time.Hour, "the final sample is taken when the run ends")
 	assert.Equal(t, 40, last.Wanted)
-	assert.Equal(t, 40, last.Tenants)
+	assert.Equal(t, 40, last.Tenants, "an hour of holding: the cache has caught up")
 	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
 	assert.Len(t, lines, len(tl), "a progress line per sample")
 	assert.Contains(t, lines[len(lines)-1], "wanted   40")
@@ -132,4 +139,61 @@ demand:
 	list := &gardencorev1beta1.ShootList{}
 	require.NoError(t, env.Client.List(h.ctx, list))
 	assert.Empty(t, list.Items, "the tenants' deleted shoots are gone after the deletion delay")
+}
+
+// laggingClient serves every shoot list one list late, as a cache that has not caught up
+// with the writes would.
+type laggingClient struct {
+	client.Client
+	previous *gardencorev1beta1.ShootList
+}
+
+func (c *laggingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	shoots, ok := list.(*gardencorev1beta1.ShootList)
+	if !ok {
+		return c.Client.List(ctx, list, opts...)
+	}
+	fresh := &gardencorev1beta1.ShootList{}
+	if err := c.Client.List(ctx, fresh, opts...); err != nil {
+		return err
+	}
+	if c.previous == nil {
+		c.previous = &gardencorev1beta1.ShootList{}
+	}
+	c.previous.DeepCopyInto(shoots)
+	c.previous = fresh
+	return nil
+}
+
+func TestTenantsExpectTheirOwnWritesWhenReadsLag(t *testing.T) {
+	cfg, err := ParseConfiguration([]byte(`
+speed: 60
+shoots: {jitter: 0}
+demand:
+  profile: step
+  steps: [{at: 0s, shoots: 6}, {at: 10m, shoots: 4}, {at: 20m, shoots: 7}]
+  projects: [lag]
+`))
+	require.NoError(t, err)
+	h := newHarnessFor(t, cfg)
+	h.sim = New(cfg, &laggingClient{Client: env.Client}, h.clock, nil)
+
+	count := func() int { return len(tenants(h.ctx, t)) }
+	h.step(0)
+	assert.Equal(t, 6, count())
+	h.step(time.Second) // the read shows no tenant shoot yet
+	assert.Equal(t, 6, count(), "shoots created but not yet read are not created again")
+	h.step(time.Second)
+	assert.Equal(t, 6, count())
+
+	h.step(8 * time.Second) // 10m: 4 wanted; the read shows 6
+	assert.Equal(t, 4, count())
+	h.step(time.Second) // the read still shows all 6 alive
+	h.step(time.Second)
+	assert.Equal(t, 4, count(), "shoots deleted but not yet read as deleting do not count, and no other goes in their place")
+
+	h.step(8 * time.Second) // 20m: 7 wanted
+	h.step(time.Second)
+	h.step(time.Second)
+	assert.Equal(t, 7, count())
 }
