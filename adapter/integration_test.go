@@ -36,8 +36,10 @@ import (
 	emclient "k8s.io/metrics/pkg/client/external_metrics"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/exporter"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/pki"
@@ -90,8 +92,9 @@ func createSeed(ctx context.Context, t testing.TB, seed *gardencorev1beta1.Seed)
 }
 
 // startLandscape runs the exporter, Prometheus and the adapter until the test ends.
-// configYAML replaces the built-in rules when not empty.
-func startLandscape(t testing.TB, configYAML string) *landscape {
+// configYAML replaces the built-in rules when not empty; Prometheus also scrapes the extra
+// targets.
+func startLandscape(t testing.TB, configYAML string, extra ...promrunner.Target) *landscape {
 	t.Helper()
 	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), testr.NewWithInterface(t, testr.Options{Verbosity: 0})))
 	t.Cleanup(cancel)
@@ -112,7 +115,7 @@ func startLandscape(t testing.TB, configYAML string) *landscape {
 	bin, err := testenv.Tool("prometheus")
 	require.NoError(t, err)
 	prom, err := promrunner.Start(ctx, promrunner.Options{Binary: bin, ScrapeInterval: time.Second,
-		Targets: []promrunner.Target{{Job: "exporter", Addresses: []string{exporterListener.Addr().String()}}}})
+		Targets: append([]promrunner.Target{{Job: "exporter", Addresses: []string{exporterListener.Addr().String()}}}, extra...)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = prom.Stop() })
 
@@ -254,6 +257,42 @@ func metricsClients(t testing.TB, cfg *rest.Config) (cmclient.CustomMetricsClien
 
 var seedKind = schema.GroupKind{Group: "core.gardener.cloud", Kind: "Seed"}
 
+// createSet creates the GEP's example ManagedSeedSet as namespace/name.
+func createSet(ctx context.Context, t testing.TB, namespace, name string) {
+	t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "examples", "managedseedset.yaml"))
+	require.NoError(t, err)
+	set := &seedmanagementv1alpha1.ManagedSeedSet{}
+	require.NoError(t, yaml.Unmarshal(data, set))
+	set.Name, set.Namespace = name, namespace
+	require.NoError(t, env.Client.Create(ctx, set))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+}
+
+// serveSchedulerMetrics serves seedscaler_scheduler_pending_shoots as the scheduler
+// exposes it (docs/metrics.md), with the given values per namespace and set, and returns
+// the scrape target.
+func serveSchedulerMetrics(t testing.TB, pending map[[2]string]float64) promrunner.Target {
+	t.Helper()
+	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "seedscaler_scheduler_pending_shoots",
+		Help: "Unschedulable shoots that would fit a new replica of the ManagedSeedSet.",
+	}, []string{"namespace", "managedseedset"})
+	for key, v := range pending {
+		gauge.WithLabelValues(key[0], key[1]).Set(v)
+	}
+	reg := prometheus.NewRegistry()
+	require.NoError(t, reg.Register(gauge))
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	server := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = server.Serve(listener) }()
+	t.Cleanup(func() { _ = server.Close() })
+	return promrunner.Target{Job: "scheduler", Addresses: []string{listener.Addr().String()}}
+}
+
 // Through the kube-apiserver, as the autoscaler calls it: list garden_seed_usage of the
 // seeds a label selector picks, get one seed's value, list the available metrics, read an
 // external metric; then Prometheus stops and the API answers an error, not a value.
@@ -271,8 +310,14 @@ func TestMetricsThroughTheAggregator(t *testing.T) {
 			require.NoError(t, env.Client.Create(ctx, builders.MakeShoot("garden-adapter", fmt.Sprintf("%s-%d", name, i)).SeedName(name).Obj()))
 		}
 	}
+	createSet(ctx, t, "garden-adapter", "set-a")
+	scheduler := serveSchedulerMetrics(t, map[[2]string]float64{
+		{"garden-adapter", "set-a"}:    3,
+		{"garden-adapter", "set-gone"}: 1, // no such ManagedSeedSet
+		{"garden-other", "set-a"}:      7, // another namespace
+	})
 	config := strings.NewReplacer("interval: 30s", "interval: 1s", "cacheTTL: 5s", "cacheTTL: 500ms").Replace(string(defaultRulesYAML))
-	l := startLandscape(t, config)
+	l := startLandscape(t, config, scheduler)
 	custom, external, disc := metricsClients(t, env.Config)
 	shoots := labels.SelectorFromSet(labels.Set{"resource": "shoots"})
 	before := time.Now()
@@ -333,6 +378,26 @@ func TestMetricsThroughTheAggregator(t *testing.T) {
 	assert.Equal(t, int64(2), ext.Items[0].Value.Value())
 	assert.Equal(t, map[string]string{"name": "ad-a", "resource": "shoots"}, ext.Items[0].MetricLabels)
 	assert.False(t, ext.Items[0].Timestamp.Time.After(time.Now()))
+
+	// The scheduler's pending shoots per ManagedSeedSet, a namespaced kind: only sets that
+	// exist, in the namespace asked for.
+	setKind := schema.GroupKind{Group: "seedmanagement.gardener.cloud", Kind: "ManagedSeedSet"}
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		pending, err := custom.NamespacedMetrics("garden-adapter").GetForObjects(setKind, labels.Everything(), "seedscaler_scheduler_pending_shoots", labels.Everything())
+		if !assert.NoError(c, err) || !assert.Len(c, pending.Items, 1) {
+			return
+		}
+		assert.Equal(c, "set-a", pending.Items[0].DescribedObject.Name)
+		assert.Equal(c, "garden-adapter", pending.Items[0].DescribedObject.Namespace)
+		assert.Equal(c, "ManagedSeedSet", pending.Items[0].DescribedObject.Kind)
+		assert.Equal(c, int64(3), pending.Items[0].Value.Value())
+	}, 30*time.Second, 250*time.Millisecond)
+	one, err := custom.NamespacedMetrics("garden-adapter").GetForObject(setKind, "set-a", "seedscaler_scheduler_pending_shoots", labels.Everything())
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), one.Value.Value())
+	extPending, err := external.NamespacedMetrics("garden-adapter").List("seedscaler_scheduler_pending_shoots", labels.Everything())
+	require.NoError(t, err)
+	require.Len(t, extPending.Items, 2, "both series of the namespace, set or not")
 
 	// The v1beta1 API answers too.
 	v1beta1, err := cmclient.NewForVersionForConfig(env.Config, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)), schema.GroupVersion{Group: "custom.metrics.k8s.io", Version: "v1beta1"})
