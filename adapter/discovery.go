@@ -168,6 +168,42 @@ func (d *discoverer) run(ctx context.Context) {
 	}
 }
 
+// checkQueries asks Prometheus to parse every rule's value query, rendered for a sample
+// series, so that a template that renders to bad PromQL fails start-up, naming the rule,
+// rather than every request. Only a refusal is an error; an unreachable Prometheus is
+// checked again by nothing but the requests.
+func (d *discoverer) checkQueries(ctx context.Context) error {
+	sample := []matcher{{"seedscaler_check", "=", "x"}}
+	var errs []error
+	check := func(kind string, i int, name string, spec *querySpec, groupBy []string) {
+		q, err := buildValueQuery(spec, "seedscaler_check_series", sample, groupBy)
+		if err == nil {
+			_, err = d.prom.FormatQuery(ctx, q.promQL)
+		}
+		if err == nil {
+			return
+		}
+		if badSelector(err) {
+			errs = append(errs, fmt.Errorf("%s[%d] (%s): metricsQuery: Prometheus refuses the rendered query %s: %w", kind, i, name, q.promQL, err))
+			return
+		}
+		logr.FromContextOrDiscard(ctx).Error(err, "Could not have Prometheus check a metrics query", "rule", name)
+	}
+	for i := range d.cfg.Rules {
+		r := &d.cfg.Rules[i]
+		groupBy := []string{r.ObjectLabel}
+		if r.Namespaced() {
+			groupBy = append(groupBy, r.NamespaceLabel)
+		}
+		check("rules", i, r.Name, &r.query, groupBy)
+	}
+	for i := range d.cfg.ExternalRules {
+		r := &d.cfg.ExternalRules[i]
+		check("externalRules", i, r.Name, &r.query, r.GroupBy)
+	}
+	return errors.Join(errs...)
+}
+
 // badSelector reports whether Prometheus refused a series query as malformed, which a
 // start-up should not survive; an unreachable Prometheus is only logged.
 func badSelector(err error) bool {

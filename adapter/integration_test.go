@@ -479,3 +479,57 @@ func TestUnauthorizedRequestsAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, refused, get(impostor, "admin", "system:masters"), "a client certificate of another CA")
 }
+
+// Start-up fails, naming the rule and the field, on what only the cluster or Prometheus can
+// tell: a resource the cluster does not serve, a series query or a metrics query Prometheus
+// refuses.
+func TestStartUpRefusesWhatTheClusterOrPrometheusRefuses(t *testing.T) {
+	bin, err := testenv.Tool("prometheus")
+	require.NoError(t, err)
+	ctx := logr.NewContext(context.Background(), testr.New(t))
+	prom, err := promrunner.Start(ctx, promrunner.Options{Binary: bin})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = prom.Stop() })
+	kubeconfig, err := env.KubeconfigBytes()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kubeconfig"), kubeconfig, 0o600))
+
+	const seeds = "\n  resource: {group: core.gardener.cloud, resource: seeds}\n  objectLabel: name\n"
+	tests := []struct {
+		name, rules, want string
+	}{
+		{"unknown group", "rules:\n- name: r\n  seriesQuery: foo\n  resource: {group: core.gardner.cloud, resource: seeds}\n  objectLabel: name\n",
+			"rules[0] (r): resource: seeds.core.gardner.cloud is not served by the cluster"},
+		{"namespaced kind without namespace label", "rules:\n- name: r\n  seriesQuery: foo\n  resource: {group: seedmanagement.gardener.cloud, resource: managedseedsets}\n  objectLabel: managedseedset\n",
+			"rules[0] (r): namespaceLabel: managedseedsets.seedmanagement.gardener.cloud is namespaced"},
+		{"series query Prometheus refuses", "rules:\n- name: r\n  seriesQuery: 'foo{name=~\"(\"}'" + seeds,
+			"rules[0] (r): seriesQuery: bad_data"},
+		{"metrics query Prometheus refuses", "rules:\n- name: r\n  seriesQuery: foo\n  metricsQuery: 'max by ({{.GroupBy}}) (no_such_function({{.Series}}{ {{.LabelMatchers}} }))'" + seeds,
+			"rules[0] (r): metricsQuery: Prometheus refuses the rendered query"},
+		{"bad file", "rules: [", "parsing adapter configuration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "rules.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(tt.rules), 0o600))
+			addr, err := promrunner.FreeLoopbackAddress()
+			require.NoError(t, err)
+			_, port, err := net.SplitHostPort(addr)
+			require.NoError(t, err)
+			o := NewOptions()
+			fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			require.NoError(t, fs.Parse([]string{
+				"--secure-port=" + port, "--bind-address=127.0.0.1", "--prometheus-url=" + prom.URL,
+				"--kubeconfig=" + filepath.Join(dir, "kubeconfig"), "--config=" + path,
+				"--metrics-bind-address=0", "--health-probe-bind-address=0",
+			}))
+			runCtx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			err = Run(runCtx, o)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

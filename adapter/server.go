@@ -157,6 +157,9 @@ func Run(ctx context.Context, o *Options) error {
 	p := NewProvider(cfg, promClient, clk, metrics, kinds, mapper, objects)
 
 	disc := p.discoverer()
+	if err := disc.checkQueries(ctx); err != nil {
+		return err
+	}
 	if err := disc.refresh(ctx); err != nil {
 		if badSelector(err) {
 			return fmt.Errorf("Prometheus refuses a series query of the adapter rules: %w", err)
