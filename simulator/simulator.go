@@ -63,8 +63,8 @@ type Simulator struct {
 	namespaces    map[string]bool         // known to exist
 	// Tenant shoots created or deleted that the reads may not show yet (a cache lags the
 	// writes), so a tenant neither creates them again nor deletes others in their place.
-	expectCreated map[string]*gardencorev1beta1.Shoot // by namespace/name
-	expectDeleted map[types.UID]time.Time             // when the delete was sent
+	expectCreated map[string]expectedShoot // by namespace/name
+	expectDeleted map[types.UID]time.Time  // when the delete was sent
 
 	mu       sync.Mutex
 	timeline []Sample
@@ -91,7 +91,7 @@ func New(cfg *Configuration, c client.Client, clk clock.WithTicker, rnd *rand.Ra
 		deletionDue:   map[types.UID]time.Time{},
 		lastHeartbeat: map[string]time.Time{},
 		namespaces:    map[string]bool{},
-		expectCreated: map[string]*gardencorev1beta1.Shoot{},
+		expectCreated: map[string]expectedShoot{},
 		expectDeleted: map[types.UID]time.Time{},
 	}
 }

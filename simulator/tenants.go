@@ -9,7 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +20,13 @@ import (
 // expectationTimeout is how long (wall-clock time) a tenant's own create or delete counts
 // although the reads do not show it yet; after that the reads are believed.
 const expectationTimeout = 30 * time.Second
+
+// expectedShoot is a tenant shoot created at (the simulator's clock) that the reads may not
+// show yet.
+type expectedShoot struct {
+	shoot *gardencorev1beta1.Shoot
+	at    time.Time
+}
 
 // IsTenant says whether the simulated tenants created the shoot.
 func IsTenant(shoot *gardencorev1beta1.Shoot) bool {
@@ -84,10 +90,9 @@ func TenantChanges(desired map[string]int, live map[string][]*gardencorev1beta1.
 func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1beta1.Shoot, desired map[string]int, now time.Time) []error {
 	live := map[string][]*gardencorev1beta1.Shoot{}
 	seen := make(map[string]bool, len(shoots))
-	seenUIDs := make(map[types.UID]bool, len(shoots))
 	for i := range shoots {
 		sh := &shoots[i]
-		seen[sh.Namespace+"/"+sh.Name], seenUIDs[sh.UID] = true, true
+		seen[sh.Namespace+"/"+sh.Name] = true
 		if !IsTenant(sh) {
 			continue
 		}
@@ -101,19 +106,21 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 		k := demandKey(s.cfg.Demand.Profile, sh)
 		live[k] = append(live[k], sh)
 	}
+	// A deletion is expected until the read shows the shoot deleting or the time is up (a
+	// shoot created and deleted while the read lags may not show up at all yet).
 	for uid, at := range s.expectDeleted {
-		if !seenUIDs[uid] || now.Sub(at) >= expectationTimeout {
+		if now.Sub(at) >= expectationTimeout {
 			delete(s.expectDeleted, uid)
 		}
 	}
-	for name, sh := range s.expectCreated {
-		if seen[name] || now.Sub(sh.CreationTimestamp.Time) >= expectationTimeout {
+	for name, e := range s.expectCreated {
+		if seen[name] || now.Sub(e.at) >= expectationTimeout {
 			delete(s.expectCreated, name)
 			continue
 		}
 		// Created; the read does not show it yet.
-		k := demandKey(s.cfg.Demand.Profile, sh)
-		live[k] = append(live[k], sh)
+		k := demandKey(s.cfg.Demand.Profile, e.shoot)
+		live[k] = append(live[k], e.shoot)
 	}
 	expired := func(sh *gardencorev1beta1.Shoot) bool {
 		at, err := time.Parse(time.RFC3339Nano, sh.Annotations[AnnotationExpiresAt])
@@ -150,10 +157,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 				}
 				continue // a name drawn twice: the next step makes up for it
 			}
-			// The simulator's clock, not the server's, dates the expectation.
-			expected := sh.DeepCopy()
-			expected.CreationTimestamp = metav1.NewTime(now)
-			s.expectCreated[sh.Namespace+"/"+sh.Name] = expected
+			s.expectCreated[sh.Namespace+"/"+sh.Name] = expectedShoot{shoot: sh, at: now}
 			log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
 		}
 	}
