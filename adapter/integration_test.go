@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -243,6 +244,39 @@ func newAPIService(name string) *unstructured.Unstructured {
 	return u
 }
 
+// httpClient talks to the adapter directly, trusting its CA, with an optional client
+// certificate.
+func (l *landscape) httpClient(t testing.TB, cert *pki.KeyPair) *http.Client {
+	t.Helper()
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(l.ca.CertPEM())
+	tlsConfig := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	if cert != nil {
+		pair, err := tls.X509KeyPair(cert.CertPEM, cert.KeyPEM)
+		require.NoError(t, err)
+		tlsConfig.Certificates = []tls.Certificate{pair}
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}, Timeout: 10 * time.Second}
+}
+
+// get reads path from the adapter directly as user, and fails the test unless it answers 200.
+func (l *landscape) get(t testing.TB, c *http.Client, path, user string, groups ...string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, path, nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Remote-User", user)
+	for _, g := range groups {
+		req.Header.Add("X-Remote-Group", g)
+	}
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	return string(body)
+}
+
 // metricsClients are the clients the autoscaler uses, for a user's rest config.
 func metricsClients(t testing.TB, cfg *rest.Config) (cmclient.CustomMetricsClient, emclient.ExternalMetricsClient, discovery.DiscoveryInterface) {
 	t.Helper()
@@ -447,23 +481,14 @@ func TestUnauthorizedRequestsAreRefused(t *testing.T) {
 
 	// Straight to the adapter, bypassing the kube-apiserver.
 	path := l.adapterURL + "/apis/custom.metrics.k8s.io/v1beta2/seeds.core.gardener.cloud/auth-a/garden_seed_usage"
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(l.ca.CertPEM())
 	get := func(cert *pki.KeyPair, user string, groups ...string) int {
-		tlsConfig := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-		if cert != nil {
-			pair, err := tls.X509KeyPair(cert.CertPEM, cert.KeyPEM)
-			require.NoError(t, err)
-			tlsConfig.Certificates = []tls.Certificate{pair}
-		}
-		httpClient := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}, Timeout: 10 * time.Second}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 		require.NoError(t, err)
 		req.Header.Set("X-Remote-User", user)
 		for _, g := range groups {
 			req.Header.Add("X-Remote-Group", g)
 		}
-		resp, err := httpClient.Do(req)
+		resp, err := l.httpClient(t, cert).Do(req)
 		require.NoError(t, err)
 		_ = resp.Body.Close()
 		return resp.StatusCode
