@@ -8,13 +8,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseedset"
 )
 
 // setControllerOptions are the flags of `seedscaler set-controller`.
 type setControllerOptions struct {
 	app.Options
-	config managedseedset.Config
+	replicas objectlock.Replicas
+	config   managedseedset.Config
 }
 
 func setControllerCommand() *cobra.Command {
@@ -29,6 +31,7 @@ func setControllerCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	o.AddFlags(fs, 8084, 8085)
+	o.replicas.AddFlags(fs)
 	fs.Int32Var(&o.config.MaxShootRetries, "max-shoot-retries", o.config.MaxShootRetries,
 		"How often a replica's failed shoot is retried (gardener.cloud/operation=retry) before the set reports it and moves on.")
 	fs.IntVar(&o.config.ConcurrentSyncs, "concurrent-syncs", o.config.ConcurrentSyncs, "Number of ManagedSeedSets reconciled at the same time.")
@@ -44,6 +47,9 @@ func runSetController(ctx context.Context, o *setControllerOptions) error {
 	if o.config.ConcurrentSyncs < 1 {
 		return fmt.Errorf("--concurrent-syncs must be at least 1, not %d", o.config.ConcurrentSyncs)
 	}
+	if err := o.replicas.Validate(o.LeaderElect); err != nil {
+		return err
+	}
 	cfg, err := o.RESTConfig()
 	if err != nil {
 		return err
@@ -54,7 +60,7 @@ func runSetController(ctx context.Context, o *setControllerOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := (&managedseedset.Reconciler{Config: o.config}).AddToManager(ctx, mgr); err != nil {
+	if err := (&managedseedset.Reconciler{Config: o.config, Replicas: &o.replicas}).AddToManager(ctx, mgr); err != nil {
 		return fmt.Errorf("adding the set controller: %w", err)
 	}
 	return mgr.Start(ctx)

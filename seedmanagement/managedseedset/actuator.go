@@ -62,7 +62,10 @@ const (
 // Actuator is the set controller's domain logic: it reads a set's replicas and revisions,
 // takes the one step decide picks, and computes the set's status.
 type Actuator struct {
-	Client client.Client
+	// LiveReplicas reads a set's Shoots and ManagedSeeds from the kube-apiserver instead of
+	// the cache (object-locks mode: the last write may be another replica's).
+	LiveReplicas bool
+	Client       client.Client
 	// APIReader confirms on the kube-apiserver, not the cache, that a seed is empty before
 	// its ManagedSeed is deleted.
 	APIReader       client.Reader
@@ -200,8 +203,15 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 		byName[name] = r
 		return r
 	}
+	// From the cache by owner index; live by the set label every replica carries.
+	var reader client.Reader = a.Client
+	owned := []client.ListOption{client.InNamespace(set.Namespace), client.MatchingFields{indexControllerSet: set.Name}}
+	if a.LiveReplicas {
+		reader = a.APIReader
+		owned = []client.ListOption{client.InNamespace(set.Namespace), client.MatchingLabels{seedmanagementv1alpha1.LabelManagedSeedSet: set.Name}}
+	}
 	shoots := &gardencorev1beta1.ShootList{}
-	if err := a.Client.List(ctx, shoots, client.InNamespace(set.Namespace), client.MatchingFields{indexControllerSet: set.Name}); err != nil {
+	if err := reader.List(ctx, shoots, owned...); err != nil {
 		return nil, fmt.Errorf("listing the Shoots of ManagedSeedSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
 	for i := range shoots.Items {
@@ -212,7 +222,7 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 		}
 	}
 	managedSeeds := &seedmanagementv1alpha1.ManagedSeedList{}
-	if err := a.Client.List(ctx, managedSeeds, client.InNamespace(set.Namespace), client.MatchingFields{indexControllerSet: set.Name}); err != nil {
+	if err := reader.List(ctx, managedSeeds, owned...); err != nil {
 		return nil, fmt.Errorf("listing the ManagedSeeds of ManagedSeedSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
 	for i := range managedSeeds.Items {

@@ -28,6 +28,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -75,6 +76,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.APIReader = mgr.GetAPIReader()
 	}
 	r.actuator = &Actuator{
+		LiveReplicas:    r.Replicas != nil && r.Replicas.Mode == objectlock.ModeObjectLocks,
 		Client:          r.Client,
 		Clock:           r.Clock,
 		Recorder:        r.Recorder,
@@ -96,6 +98,10 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		return fmt.Errorf("indexing ManagedSeeds by name: %w", err)
 	}
 
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"), r.Config.ConcurrentSyncs, nil, r)
+	if err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&seedmanagementv1alpha1.ManagedSeedSet{}, builder.WithPredicates(r.SetPredicate())).
@@ -105,7 +111,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		Watches(&gardencorev1beta1.Seed{}, handler.EnqueueRequestsFromMapFunc(r.setOfSeed)).
 		Watches(&gardencorev1beta1.Shoot{}, r.shootsOnSeedsHandler()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Config.ConcurrentSyncs}).
-		Complete(r)
+		Complete(rec)
 }
 
 // controllingSet is the index function of indexControllerSet.

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -51,6 +52,11 @@ type Reconciler struct {
 	// Usage counts shoots per seed; the controller's own Shoot watch feeds it (a new index
 	// when nil).
 	Usage *usage.Index
+	// Replicas says how replicas of this controller share sets: nil or leader-election (one
+	// replica works), or object-locks (each set under a Lease; replicas read a set's Shoots
+	// and ManagedSeeds from the kube-apiserver, since another replica may have written them
+	// last and the expectations of its writes live in its memory).
+	Replicas *objectlock.Replicas
 
 	actuator *Actuator
 }

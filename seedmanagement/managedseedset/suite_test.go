@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -29,6 +30,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
@@ -41,6 +43,7 @@ const (
 	testGracePeriod   = 3 * time.Second
 	heartbeatInterval = time.Second
 	testMaxRetries    = 2
+	lockNamespace     = "seedscaler-system"
 )
 
 var (
@@ -53,7 +56,8 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
-// run starts a real kube-apiserver, the set controller with the chart's RBAC, and beside it
+// run starts a real kube-apiserver, two replicas of the set controller with the chart's RBAC
+// in object-locks mode, and beside them
 // the real seed controller (ManagedSeed registration and seed lifecycle) and a fake
 // gardenlet that reconciles the replicas' shoots and renews the seeds' heartbeats.
 func run(m *testing.M) int {
@@ -87,18 +91,20 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	setManager, err := newSetManager(ctx)
+	setManagers, err := newSetManagers(ctx, "set-controller-a", "set-controller-b")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	done := make(chan error, 2)
-	go func() { done <- seedManager.Start(ctx) }()
-	go func() { done <- setManager.Start(ctx) }()
+	managers := append([]manager.Manager{seedManager}, setManagers...)
+	done := make(chan error, len(managers))
+	for _, mgr := range managers {
+		go func() { done <- mgr.Start(ctx) }()
+	}
 	go gardenlet.renewHeartbeats(ctx)
 	code := m.Run()
 	cancel()
-	for range 2 {
+	for range managers {
 		if err := <-done; err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 			code = 1
@@ -132,10 +138,13 @@ func newSeedManager(ctx context.Context) (manager.Manager, error) {
 	return mgr, nil
 }
 
-// newSetManager runs the set controller as it is deployed: as a user that has only the
-// ClusterRole generated from the controller's RBAC markers (the chart's), so every test
-// also checks that the markers cover everything the controller touches.
-func newSetManager(ctx context.Context) (manager.Manager, error) {
+// newSetManagers runs the set controller as it is deployed with several replicas: each
+// replica as a user that has only the ClusterRole generated from the controller's RBAC
+// markers (the chart's), all of them active in object-locks mode, each set reconciled under
+// the Lease of one replica at a time. Every test thereby also checks that the markers cover
+// everything the controller touches and that replicas working side by side keep one replica
+// of a set in flight.
+func newSetManagers(ctx context.Context, holders ...string) ([]manager.Manager, error) {
 	const user = "seedscaler-set-controller"
 	root, err := testenv.RepositoryRoot()
 	if err != nil {
@@ -154,27 +163,49 @@ func newSetManager(ctx context.Context) (manager.Manager, error) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	for _, obj := range []client.Object{role, binding} {
+	objs := []client.Object{role, binding, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lockNamespace}}}
+	// A lock whose holder pod is gone may be taken over: the replicas' pods exist.
+	for _, holder := range holders {
+		objs = append(objs, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: lockNamespace, Name: holder},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "seedscaler", Image: "seedscaler"}}},
+		})
+	}
+	for _, obj := range objs {
 		if err := env.Client.Create(ctx, obj); err != nil {
 			return nil, err
 		}
 	}
-	cfg, err := env.AddUser(user)
-	if err != nil {
-		return nil, err
+	var managers []manager.Manager
+	for _, holder := range holders {
+		cfg, err := env.AddUser(user)
+		if err != nil {
+			return nil, err
+		}
+		cfg.QPS, cfg.Burst = env.Config.QPS, env.Config.Burst
+		opts := manager.Options{
+			Scheme:  env.Scheme,
+			Metrics: metricsserver.Options{BindAddress: "0"},
+			// Replicas are processes in production; here they share controller-runtime's
+			// process-wide registry of controller names.
+			Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		}
+		CacheOptions(&opts.Cache)
+		mgr, err := manager.New(cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		set := &Reconciler{
+			Config: Config{MaxShootRetries: testMaxRetries, ConcurrentSyncs: 4, InFlightResync: 2 * time.Second},
+			Replicas: &objectlock.Replicas{Mode: objectlock.ModeObjectLocks, Namespace: lockNamespace, Holder: holder,
+				LeaseDuration: time.Minute, CollectInterval: time.Minute},
+		}
+		if err := set.AddToManager(ctx, mgr); err != nil {
+			return nil, fmt.Errorf("adding the set controller: %w", err)
+		}
+		managers = append(managers, mgr)
 	}
-	cfg.QPS, cfg.Burst = env.Config.QPS, env.Config.Burst
-	opts := manager.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}
-	CacheOptions(&opts.Cache)
-	mgr, err := manager.New(cfg, opts)
-	if err != nil {
-		return nil, err
-	}
-	set := &Reconciler{Config: Config{MaxShootRetries: testMaxRetries, ConcurrentSyncs: 4, InFlightResync: 2 * time.Second}}
-	if err := set.AddToManager(ctx, mgr); err != nil {
-		return nil, fmt.Errorf("adding the set controller: %w", err)
-	}
-	return mgr, nil
+	return managers, nil
 }
 
 // fakeGardenlet plays what Gardener's gardenlets do for the replicas of sets: it reconciles
