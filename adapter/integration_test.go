@@ -144,25 +144,17 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	for name, data := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
 	}
-	addr, err := promrunner.FreeLoopbackAddress()
-	require.NoError(t, err)
-	_, port, err := net.SplitHostPort(addr)
-	require.NoError(t, err)
-
 	// The flags the chart passes, parsed by the adapter's own flag set.
-	o := NewOptions()
-	fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
-	o.AddFlags(fs)
 	args := []string{
-		"--secure-port=" + port, "--bind-address=127.0.0.1",
 		"--tls-cert-file=" + filepath.Join(dir, "tls.crt"), "--tls-private-key-file=" + filepath.Join(dir, "tls.key"),
 		"--prometheus-url=" + l.prom.URL, "--kubeconfig=" + filepath.Join(dir, "kubeconfig"),
-		"--metrics-bind-address=0", "--health-probe-bind-address=0",
 	}
 	if configYAML != "" {
 		args = append(args, "--config="+filepath.Join(dir, "rules.yaml"))
 	}
-	require.NoError(t, fs.Parse(args))
+	o, addr := adapterOptions(t, args...)
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, o) }()
@@ -179,6 +171,24 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	portNumber, err := strconv.Atoi(port)
 	require.NoError(t, err)
 	registerAPIServices(ctx, t, int32(portNumber), l.ca.CertPEM())
+}
+
+// adapterOptions parses the adapter's flags: args, and serving on a free loopback port
+// (returned) with its own metrics and health servers off.
+func adapterOptions(t testing.TB, args ...string) (*Options, string) {
+	t.Helper()
+	addr, err := promrunner.FreeLoopbackAddress()
+	require.NoError(t, err)
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	o := NewOptions()
+	fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	require.NoError(t, fs.Parse(append([]string{
+		"--secure-port=" + port, "--bind-address=127.0.0.1",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0",
+	}, args...)))
+	return o, addr
 }
 
 // registerAPIServices points the metrics APIs at the adapter, the way the chart does, and
@@ -538,18 +548,7 @@ func TestStartUpRefusesWhatTheClusterOrPrometheusRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, "rules.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(tt.rules), 0o600))
-			addr, err := promrunner.FreeLoopbackAddress()
-			require.NoError(t, err)
-			_, port, err := net.SplitHostPort(addr)
-			require.NoError(t, err)
-			o := NewOptions()
-			fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
-			o.AddFlags(fs)
-			require.NoError(t, fs.Parse([]string{
-				"--secure-port=" + port, "--bind-address=127.0.0.1", "--prometheus-url=" + prom.URL,
-				"--kubeconfig=" + filepath.Join(dir, "kubeconfig"), "--config=" + path,
-				"--metrics-bind-address=0", "--health-probe-bind-address=0",
-			}))
+			o, _ := adapterOptions(t, "--prometheus-url="+prom.URL, "--kubeconfig="+filepath.Join(dir, "kubeconfig"), "--config="+path)
 			runCtx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			err = Run(runCtx, o)

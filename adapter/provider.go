@@ -142,21 +142,7 @@ func (p *Provider) getMetricByName(ctx context.Context, name types.NamespacedNam
 	if !ok {
 		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
 	}
-	matchers, err := selectorMatchers(metricSelector)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	matchers = append(matchers, matcher{rule.ObjectLabel, "=", name.Name})
-	groupBy := []string{rule.ObjectLabel}
-	if rule.Namespaced() {
-		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", name.Namespace})
-		groupBy = append(groupBy, rule.NamespaceLabel)
-	}
-	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	res, err := p.run(ctx, q)
+	res, groupBy, err := p.queryObjects(ctx, rule, series, name.Namespace, metricSelector, matcher{rule.ObjectLabel, "=", name.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -192,20 +178,7 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), err))
 	}
-	matchers, err := selectorMatchers(metricSelector)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	groupBy := []string{rule.ObjectLabel}
-	if rule.Namespaced() {
-		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
-		groupBy = append(groupBy, rule.NamespaceLabel)
-	}
-	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	res, err := p.run(ctx, q)
+	res, groupBy, err := p.queryObjects(ctx, rule, series, namespace, metricSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +194,28 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 		return nil, provider.NewMetricNotFoundForSelectorError(rule.GroupResource(), info.Metric, "*", selector)
 	}
 	return list, nil
+}
+
+// queryObjects runs a rule's value query for the objects of a namespace (ignored for
+// cluster-scoped rules), filtered by the metric selector and any extra matchers, and
+// returns the result keyed by the object (and namespace) labels.
+func (p *Provider) queryObjects(ctx context.Context, rule *Rule, series, namespace string, metricSelector labels.Selector, extra ...matcher) (result, []string, error) {
+	matchers, err := selectorMatchers(metricSelector)
+	if err != nil {
+		return result{}, nil, apierrors.NewBadRequest(err.Error())
+	}
+	matchers = append(matchers, extra...)
+	groupBy := []string{rule.ObjectLabel}
+	if rule.Namespaced() {
+		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
+		groupBy = append(groupBy, rule.NamespaceLabel)
+	}
+	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
+	if err != nil {
+		return result{}, nil, apierrors.NewInternalError(err)
+	}
+	res, err := p.run(ctx, q)
+	return res, groupBy, err
 }
 
 func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metricSelector *metav1.LabelSelector, s sample) custom_metrics.MetricValue {
