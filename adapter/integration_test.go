@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,7 +81,9 @@ type landscape struct {
 	prom *promrunner.Prometheus
 	// adapterURL is the adapter's own address, for requests that bypass the kube-apiserver.
 	adapterURL string
-	ca         *pki.CA
+	// metricsURL and healthURL are the adapter's plain HTTP servers.
+	metricsURL, healthURL string
+	ca                    *pki.CA
 }
 
 func createSeed(ctx context.Context, t testing.TB, seed *gardencorev1beta1.Seed) {
@@ -152,6 +155,12 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	if configYAML != "" {
 		args = append(args, "--config="+filepath.Join(dir, "rules.yaml"))
 	}
+	metricsAddr, err := promrunner.FreeLoopbackAddress()
+	require.NoError(t, err)
+	healthAddr, err := promrunner.FreeLoopbackAddress()
+	require.NoError(t, err)
+	l.metricsURL, l.healthURL = "http://"+metricsAddr, "http://"+healthAddr
+	args = append(args, "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+healthAddr)
 	o, addr := adapterOptions(t, args...)
 	_, port, err := net.SplitHostPort(addr)
 	require.NoError(t, err)
@@ -460,6 +469,45 @@ func TestMetricsThroughTheAggregator(t *testing.T) {
 		_, err = external.NamespacedMetrics("default").List("garden_seed_usage", shoots)
 		assert.Error(c, err)
 	}, 30*time.Second, 250*time.Millisecond)
+
+	// Discovery keeps listing what it saw within the retention: no flicker while
+	// Prometheus is away.
+	resources, err := disc.ServerResourcesForGroupVersion("custom.metrics.k8s.io/v1beta2")
+	require.NoError(t, err)
+	var listed []string
+	for _, r := range resources.APIResources {
+		listed = append(listed, r.Name)
+	}
+	assert.Contains(t, listed, "seeds.core.gardener.cloud/garden_seed_usage")
+
+	// The adapter's own metrics count what happened, and it is ready.
+	body := httpGet(t, l.healthURL+"/readyz")
+	assert.Equal(t, "ok", body)
+	exposition := httpGet(t, l.metricsURL+"/metrics")
+	for _, series := range []string{
+		`seedscaler_adapter_requests_total{api="custom",result="ok"}`,
+		`seedscaler_adapter_requests_total{api="custom",result="missing"}`,
+		`seedscaler_adapter_requests_total{api="custom",result="error"}`,
+		`seedscaler_adapter_requests_total{api="external",result="ok"}`,
+		`seedscaler_adapter_prometheus_query_errors_total{kind="value"}`,
+		`seedscaler_adapter_prometheus_query_duration_seconds_count{kind="value"}`,
+		`seedscaler_adapter_available_metrics{api="custom"}`,
+	} {
+		assert.Regexp(t, regexp.MustCompile(regexp.QuoteMeta(series)+` [1-9]`), exposition, "%s should be positive", series)
+	}
+	assert.Contains(t, exposition, "apiserver_request_total", "the API server's own metrics are served alongside")
+}
+
+// httpGet reads url over plain HTTP and fails the test unless it answers 200.
+func httpGet(t testing.TB, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	return string(body)
 }
 
 // Requests are authenticated and authorized by the kube-apiserver, and the adapter checks
