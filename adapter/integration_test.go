@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,6 +35,8 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	cmclient "k8s.io/metrics/pkg/client/custom_metrics"
 	emclient "k8s.io/metrics/pkg/client/external_metrics"
 	"k8s.io/utils/clock"
@@ -138,8 +141,7 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	require.NoError(t, err)
 	serving, err := l.ca.NewServingCert(adapterService+"."+adapterNamespace+".svc", "localhost", "127.0.0.1")
 	require.NoError(t, err)
-	kubeconfig, err := env.KubeconfigBytes()
-	require.NoError(t, err)
+	kubeconfig := leastPrivilegeKubeconfig(ctx, t)
 	files := map[string][]byte{"tls.crt": serving.CertPEM, "tls.key": serving.KeyPEM, "kubeconfig": kubeconfig}
 	if configYAML != "" {
 		files["rules.yaml"] = []byte(configYAML)
@@ -180,6 +182,56 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	portNumber, err := strconv.Atoi(port)
 	require.NoError(t, err)
 	registerAPIServices(ctx, t, int32(portNumber), l.ca.CertPEM())
+}
+
+// adapterUser is who the adapter runs as in the tests: a user with only what the chart
+// grants the adapter's ServiceAccount.
+const adapterUser = "seedscaler-adapter-test"
+
+// leastPrivilegeKubeconfig returns a kubeconfig of adapterUser, bound to the ClusterRole
+// generated from the adapter's RBAC markers, system:auth-delegator, and the
+// extension-apiserver-authentication-reader Role, as the chart binds them.
+func leastPrivilegeKubeconfig(ctx context.Context, t testing.TB) []byte {
+	t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "charts", "seedscaler", "files", "rbac", "adapter", "role.yaml"))
+	require.NoError(t, err)
+	role := &rbacv1.ClusterRole{}
+	require.NoError(t, yaml.Unmarshal(data, role))
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: adapterUser}}
+	for _, obj := range []client.Object{
+		role,
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: adapterUser},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   subjects,
+		},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: adapterUser + "-auth-delegator"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:auth-delegator"},
+			Subjects:   subjects,
+		},
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: adapterUser + "-auth-reader"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "extension-apiserver-authentication-reader"},
+			Subjects:   subjects,
+		},
+	} {
+		if err := env.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
+	}
+	cfg, err := env.AddUser(adapterUser)
+	require.NoError(t, err)
+	kubeconfig, err := clientcmd.Write(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"envtest": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{adapterUser: {ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}},
+		Contexts:       map[string]*clientcmdapi.Context{"envtest": {Cluster: "envtest", AuthInfo: adapterUser}},
+		CurrentContext: "envtest",
+	})
+	require.NoError(t, err)
+	return kubeconfig
 }
 
 // adapterOptions parses the adapter's flags: args, and serving on a free loopback port
