@@ -112,7 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	r.Ledger.Lock()
 	in.Usage = r.Ledger.Usage
-	res := r.Profile.Schedule(in, seeds)
+	res := r.Profile.Decide(in, seeds)
 	if res.Seed != nil {
 		r.Ledger.Reserve(key, res.Seed.Name)
 	}

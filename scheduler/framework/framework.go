@@ -104,14 +104,34 @@ type Result struct {
 // Schedule places a shoot: every filter on every seed (the first rejection per seed
 // counts), the strategy on the survivors, then the scorers; the highest total wins, ties go
 // to the seed with the fewest shoots and then to the first name. Cost is linear in the
-// number of seeds; usage lookups are O(1).
+// number of seeds; usage lookups are O(1). The result explains every seed not chosen.
 func (p *Profile) Schedule(in *Input, seeds []*gardencorev1beta1.Seed) Result {
-	// Most seeds of a landscape reject most shoots: room for every seed's rejection up front.
-	res := Result{Seeds: len(seeds), Rejections: make([]Rejection, 0, len(seeds))}
+	return p.schedule(in, seeds, true)
+}
+
+// Decide is Schedule for the hot path: it explains the rejections only when no seed fits
+// (deciding a second time to do so), so a successful decision builds no per-seed record
+// and its cost does not grow with the garbage the rejections would leave.
+func (p *Profile) Decide(in *Input, seeds []*gardencorev1beta1.Seed) Result {
+	res := p.schedule(in, seeds, false)
+	if res.Seed == nil && res.Err == nil {
+		return p.schedule(in, seeds, true)
+	}
+	return res
+}
+
+func (p *Profile) schedule(in *Input, seeds []*gardencorev1beta1.Seed, explain bool) Result {
+	res := Result{Seeds: len(seeds)}
+	if explain {
+		// Most seeds of a landscape reject most shoots: room for every seed's rejection.
+		res.Rejections = make([]Rejection, 0, len(seeds))
+	}
 	feasible := make([]*gardencorev1beta1.Seed, 0, len(seeds))
 	for _, seed := range seeds {
-		if rej, ok := p.filter(in, seed); !ok {
-			res.Rejections = append(res.Rejections, rej)
+		if rej, ok := p.filter(in, seed, explain); !ok {
+			if explain {
+				res.Rejections = append(res.Rejections, rej)
+			}
 			continue
 		}
 		feasible = append(feasible, seed)
@@ -126,7 +146,9 @@ func (p *Profile) Schedule(in *Input, seeds []*gardencorev1beta1.Seed) Result {
 		candidates = candidates[:0:0]
 		for i, st := range statuses {
 			if st != nil {
-				res.Rejections = append(res.Rejections, Rejection{Seed: feasible[i].Name, Plugin: p.Strategy.Name(), Stage: len(p.Filters), Status: *st})
+				if explain {
+					res.Rejections = append(res.Rejections, Rejection{Seed: feasible[i].Name, Plugin: p.Strategy.Name(), Stage: len(p.Filters), Status: *st})
+				}
 				continue
 			}
 			candidates = append(candidates, feasible[i])
@@ -141,15 +163,20 @@ func (p *Profile) Schedule(in *Input, seeds []*gardencorev1beta1.Seed) Result {
 
 // Feasible runs only the filters on one seed: nil when the seed passes them all.
 func (p *Profile) Feasible(in *Input, seed *gardencorev1beta1.Seed) *Rejection {
-	if rej, ok := p.filter(in, seed); !ok {
+	if rej, ok := p.filter(in, seed, true); !ok {
 		return &rej
 	}
 	return nil
 }
 
-func (p *Profile) filter(in *Input, seed *gardencorev1beta1.Seed) (Rejection, bool) {
+// filter runs the filters on a seed until one rejects it; with explain the rejection says
+// which and why.
+func (p *Profile) filter(in *Input, seed *gardencorev1beta1.Seed, explain bool) (Rejection, bool) {
 	for i, f := range p.Filters {
 		if st := f.Filter(in, seed); st != nil {
+			if !explain {
+				return Rejection{}, false
+			}
 			return Rejection{Seed: seed.Name, Plugin: f.Name(), Stage: i, Status: *st}, false
 		}
 	}

@@ -55,7 +55,7 @@ func BenchmarkDecision(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					ledger.Lock()
-					res := profile.Schedule(in, seeds)
+					res := profile.Decide(in, seeds)
 					if res.Seed == nil {
 						b.Fatalf("no seed: %s", res.Message())
 					}
