@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +27,9 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/aggregation"
 	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
@@ -70,15 +74,16 @@ const (
 
 // Stack is a running local landscape.
 type Stack struct {
-	Root        string
-	WorkDir     string
-	Kubeconfig  string
-	Env         *testenv.Environment
-	Prometheus  *promrunner.Prometheus
-	Parts       map[string]*process
-	log         logr.Logger
-	binary      string
-	adapterPort int
+	Root       string
+	WorkDir    string
+	Kubeconfig string
+	Env        *testenv.Environment
+	Prometheus *promrunner.Prometheus
+	Parts      map[string]*process
+	log        logr.Logger
+	binary     string
+	// adapterMetrics is the adapter's own metrics address, a Prometheus target.
+	adapterMetrics string
 }
 
 // Run runs the stack for opts.Duration, then writes the report.
@@ -140,7 +145,11 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	}()
 
 	log.Info("Starting etcd and kube-apiserver with the aggregation layer")
-	if st.Env, err = testenv.Start(testenv.Options{Aggregation: true}); err != nil {
+	if st.Env, err = testenv.Start(testenv.Options{
+		Aggregation: true,
+		// The adapter's Service is an ExternalName for localhost: resolve it by name.
+		ExtraAPIServerArgs: map[string]string{"enable-aggregator-routing": "false"},
+	}); err != nil {
 		return st, err
 	}
 	kubeconfig, err := st.Env.KubeconfigBytes()
@@ -159,6 +168,10 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	if err != nil {
 		return st, err
 	}
+	if st.adapterMetrics, err = promrunner.FreeLoopbackAddress(); err != nil {
+		return st, err
+	}
+	targets = append(targets, promrunner.Target{Job: "seedscaler-adapter", Addresses: []string{st.adapterMetrics}})
 	log.Info("Starting Prometheus")
 	if st.Prometheus, err = promrunner.Start(ctx, promrunner.Options{
 		Binary: promBin, Dir: filepath.Join(workDir, "prometheus"), ScrapeInterval: 2 * time.Second, Targets: targets,
@@ -167,7 +180,8 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	}); err != nil {
 		return st, err
 	}
-	if err := st.startAdapter(); err != nil {
+	log.Info("Starting the adapter and registering it as the metrics APIService")
+	if err := st.startAdapter(ctx); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -238,9 +252,65 @@ func (st *Stack) startParts() ([]promrunner.Target, error) {
 	return targets, nil
 }
 
-// startAdapter is filled in when the adapter lands (issue 7): it serves the custom metrics
-// API from Prometheus and is registered as an APIService.
-func (st *Stack) startAdapter() error { return nil }
+// Where the adapter stands in the aggregation layer, as the chart names it.
+const (
+	adapterNamespace = "seedscaler-system"
+	adapterService   = "seedscaler-adapter"
+)
+
+// startAdapter runs the adapter on loopback with a serving certificate from a CA made for
+// this run, and registers it as the custom and external metrics APIService. Its own metrics
+// address was chosen before Prometheus started, so Prometheus scrapes it already.
+func (st *Stack) startAdapter(ctx context.Context) error {
+	dir := filepath.Join(st.WorkDir, "adapter")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	ca, err := pki.NewCA("seedscaler-local-adapter-ca")
+	if err != nil {
+		return err
+	}
+	serving, err := ca.NewServingCert(adapterService+"."+adapterNamespace+".svc", "localhost", "127.0.0.1")
+	if err != nil {
+		return err
+	}
+	cert, key := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(cert, serving.CertPEM, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(key, serving.KeyPEM, 0o600); err != nil {
+		return err
+	}
+	secure, err := promrunner.FreeLoopbackAddress()
+	if err != nil {
+		return err
+	}
+	_, portText, _ := net.SplitHostPort(secure)
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return err
+	}
+	health, err := promrunner.FreeLoopbackAddress()
+	if err != nil {
+		return err
+	}
+	proc := newProcess("adapter", st.binary, filepath.Join(st.WorkDir, "logs"), "adapter",
+		"--kubeconfig="+st.Kubeconfig, "--secure-port="+portText, "--bind-address=127.0.0.1",
+		"--tls-cert-file="+cert, "--tls-private-key-file="+key, "--prometheus-url="+st.Prometheus.URL,
+		"--metrics-bind-address="+st.adapterMetrics, "--health-probe-bind-address="+health)
+	st.log.Info("Starting part", "part", "adapter")
+	if err := proc.start(); err != nil {
+		return err
+	}
+	st.Parts["adapter"] = proc
+	if err := aggregation.RegisterLocal(ctx, st.Env.Client, adapterNamespace, adapterService, int32(port), ca.CertPEM()); err != nil {
+		return err
+	}
+	if err := aggregation.WaitAvailable(ctx, st.Env.Client, 2*time.Minute); err != nil {
+		return fmt.Errorf("%w; the end of the adapter's log (%s):\n%s", err, proc.logPath, proc.tail(2000))
+	}
+	return nil
+}
 
 // StartSimulator starts the simulator with the demand profile.
 func (st *Stack) StartSimulator(opts Options) error {

@@ -1,0 +1,111 @@
+// Package aggregation registers the adapter with a kube-apiserver's aggregation layer the
+// way the chart does, for runs without the chart: `seedscaler local` and the tests.
+package aggregation
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// MetricsAPIs are the group versions the adapter serves, with the version priority the
+// chart gives each (v1beta2 is the preferred custom metrics version).
+var MetricsAPIs = []struct {
+	schema.GroupVersion
+	VersionPriority int64
+}{
+	{schema.GroupVersion{Group: "custom.metrics.k8s.io", Version: "v1beta2"}, 200},
+	{schema.GroupVersion{Group: "custom.metrics.k8s.io", Version: "v1beta1"}, 100},
+	{schema.GroupVersion{Group: "external.metrics.k8s.io", Version: "v1beta1"}, 100},
+}
+
+// APIServiceName is the name of the APIService of a group version.
+func APIServiceName(gv schema.GroupVersion) string { return gv.Version + "." + gv.Group }
+
+// NewAPIService returns an empty APIService object with its name, for gets and deletes.
+func NewAPIService(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
+	u.SetName(name)
+	return u
+}
+
+// RegisterLocal points the metrics APIs at an adapter listening on localhost:port: an
+// ExternalName Service namespace/name for "localhost" (the kube-apiserver resolves service
+// endpoints, so this reaches the loopback), and the APIServices with the CA that signed
+// the adapter's serving certificate. Existing APIServices of the same names are replaced.
+func RegisterLocal(ctx context.Context, c client.Client, namespace, name string, port int32, caBundle []byte) error {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"},
+	}
+	if err := c.Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	for _, api := range MetricsAPIs {
+		apiService := NewAPIService(APIServiceName(api.GroupVersion))
+		apiService.Object["spec"] = map[string]any{
+			"group": api.Group, "version": api.Version,
+			"groupPriorityMinimum": int64(100), "versionPriority": api.VersionPriority,
+			"service":  map[string]any{"namespace": namespace, "name": name, "port": int64(port)},
+			"caBundle": base64.StdEncoding.EncodeToString(caBundle),
+		}
+		if err := client.IgnoreNotFound(c.Delete(ctx, NewAPIService(apiService.GetName()))); err != nil {
+			return err
+		}
+		if err := c.Create(ctx, apiService); err != nil {
+			return fmt.Errorf("registering %s: %w", apiService.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// WaitAvailable waits until the kube-apiserver reports every metrics APIService Available.
+func WaitAvailable(ctx context.Context, c client.Client, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		for _, api := range MetricsAPIs {
+			name := APIServiceName(api.GroupVersion)
+			apiService := NewAPIService(name)
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, apiService); err != nil {
+				if !wait.Interrupted(err) && ctx.Err() == nil && !strings.Contains(err.Error(), "rate limiter") {
+					last = err.Error()
+				}
+				return false, nil
+			}
+			if ok, why := available(apiService); !ok {
+				last = fmt.Sprintf("%s: %s", name, why)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the metrics APIServices did not become available within %s (last: %s): %w", timeout, last, err)
+	}
+	return nil
+}
+
+func available(apiService *unstructured.Unstructured) (bool, string) {
+	conditions, _, _ := unstructured.NestedSlice(apiService.Object, "status", "conditions")
+	for _, cond := range conditions {
+		m, _ := cond.(map[string]any)
+		if m["type"] == "Available" {
+			return m["status"] == "True", fmt.Sprintf("%v: %v", m["reason"], m["message"])
+		}
+	}
+	return false, "no Available condition yet"
+}
