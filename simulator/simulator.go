@@ -108,6 +108,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 	for {
 		if err := s.Step(ctx); err != nil {
 			if ctx.Err() != nil {
+				s.finalSample(context.WithoutCancel(ctx))
 				return nil
 			}
 			logger.Error(err, "Simulation step failed; trying again next tick")

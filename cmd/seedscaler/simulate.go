@@ -101,13 +101,16 @@ func runSimulate(ctx context.Context, opts *app.Options, cfg *simulator.Configur
 	sim := simulator.New(cfg, mgr.GetClient(), clock.RealClock{}, nil)
 	sim.Progress = os.Stdout
 
-	mgrCtx, stopMgr := context.WithCancel(ctx)
+	// The manager (and its caches) outlives ctx until the run has taken its final sample.
+	mgrCtx, stopMgr := context.WithCancel(context.WithoutCancel(ctx))
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(mgrCtx) }()
 
 	var runErr error
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		runErr = fmt.Errorf("the simulator's cache did not start")
+		if ctx.Err() == nil {
+			runErr = fmt.Errorf("the simulator's cache did not start")
+		}
 	} else {
 		runErr = sim.Run(log.IntoContext(ctx, mgr.GetLogger()))
 	}
