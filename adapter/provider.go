@@ -384,7 +384,9 @@ func (c *valueCache) get(ctx context.Context, query string, fetch func(context.C
 		}
 	}
 	v, err, _ := c.flight.Do(query, func() (any, error) {
-		vec, err := fetch(ctx)
+		// Callers share this query: one giving up must not fail the others (the HTTP
+		// client's timeout still bounds it).
+		vec, err := fetch(context.WithoutCancel(ctx))
 		if err != nil {
 			return nil, err
 		}
