@@ -174,8 +174,14 @@ func (d *discoverer) run(ctx context.Context) {
 // checked again by nothing but the requests.
 func (d *discoverer) checkQueries(ctx context.Context) error {
 	sample := []matcher{{"seedscaler_check", "=", "x"}}
-	var errs []error
+	var (
+		errs        []error
+		unreachable bool
+	)
 	check := func(kind string, i int, name string, spec *querySpec, groupBy []string) {
+		if unreachable {
+			return
+		}
 		q, err := buildValueQuery(spec, "seedscaler_check_series", sample, groupBy)
 		if err == nil {
 			_, err = d.prom.FormatQuery(ctx, q.promQL)
@@ -187,7 +193,9 @@ func (d *discoverer) checkQueries(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("%s[%d] (%s): metricsQuery: Prometheus refuses the rendered query %s: %w", kind, i, name, q.promQL, err))
 			return
 		}
-		logr.FromContextOrDiscard(ctx).Error(err, "Could not have Prometheus check a metrics query", "rule", name)
+		// Do not wait out a timeout per rule when Prometheus is away.
+		unreachable = true
+		logr.FromContextOrDiscard(ctx).Error(err, "Could not have Prometheus check the metrics queries; skipping the check", "rule", name)
 	}
 	for i := range d.cfg.Rules {
 		r := &d.cfg.Rules[i]
