@@ -314,7 +314,10 @@ func TestShootIndexFollowsEvents(t *testing.T) {
 	}
 	assert.Equal(t, 0, f.src.Usage.Count("seed-a"))
 	assert.Equal(t, 0, f.src.Usage.Count("seed-b"))
-	assert.Equal(t, 0, testutil.CollectAndCount(c, "garden_shoot_info", "garden_shoots_unscheduled"))
+	assert.Equal(t, 0, testutil.CollectAndCount(c, "garden_shoot_info"))
+	// The region that had an unscheduled shoot keeps its series, at 0.
+	assert.Equal(t, 1, testutil.CollectAndCount(c, "garden_shoots_unscheduled"))
+	assert.Equal(t, 0, unscheduled())
 }
 
 // The transforms keep what a scrape reads and nothing else.

@@ -100,16 +100,14 @@ func (x *shootIndex) forget(key string) {
 	if old.seed != "" {
 		return
 	}
+	// A provider and region once seen keeps its series at 0: a dashboard shows 0, not "no
+	// data", and alerts see the series drop instead of vanish. Regions are few.
 	pr := providerRegion{old.provider, old.region}
-	if x.unscheduled[pr] <= 1 {
-		delete(x.unscheduled, pr)
-		return
-	}
-	x.unscheduled[pr]--
+	x.unscheduled[pr] = max(0, x.unscheduled[pr]-1)
 }
 
 // collect sends a garden_shoot_info series per shoot and a garden_shoots_unscheduled
-// series per provider and region that has unscheduled shoots.
+// series per provider and region that has had unscheduled shoots (0 when it has none now).
 func (x *shootIndex) collect(ch chan<- prometheus.Metric) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
