@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -28,7 +27,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -46,6 +44,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/exporter"
+	"github.com/seedscaler/seedscaler/internal/aggregation"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
@@ -256,63 +255,13 @@ func adapterOptions(t testing.TB, args ...string) (*Options, string) {
 // waits until the kube-apiserver reports them available.
 func registerAPIServices(ctx context.Context, t testing.TB, port int32, caBundle []byte) {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: adapterNamespace}}
-	if err := env.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: adapterNamespace, Name: adapterService},
-		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"},
-	}
-	if err := env.Client.Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
-	for _, gv := range []schema.GroupVersion{
-		{Group: "custom.metrics.k8s.io", Version: "v1beta2"},
-		{Group: "custom.metrics.k8s.io", Version: "v1beta1"},
-		{Group: "external.metrics.k8s.io", Version: "v1beta1"},
-	} {
-		versionPriority := int64(100)
-		if gv.Version == "v1beta2" {
-			versionPriority = 200
+	require.NoError(t, aggregation.RegisterLocal(ctx, env.Client, adapterNamespace, adapterService, port, caBundle))
+	t.Cleanup(func() {
+		for _, api := range aggregation.MetricsAPIs {
+			_ = env.Client.Delete(context.Background(), aggregation.NewAPIService(aggregation.APIServiceName(api.GroupVersion)))
 		}
-		apiService := newAPIService(gv.Version + "." + gv.Group)
-		apiService.Object["spec"] = map[string]any{
-			"group": gv.Group, "version": gv.Version,
-			"groupPriorityMinimum": int64(100), "versionPriority": versionPriority,
-			"service":  map[string]any{"namespace": adapterNamespace, "name": adapterService, "port": int64(port)},
-			"caBundle": base64.StdEncoding.EncodeToString(caBundle),
-		}
-		require.NoError(t, client.IgnoreNotFound(env.Client.Delete(ctx, newAPIService(apiService.GetName()))))
-		require.EventuallyWithT(t, func(c *assert.CollectT) {
-			assert.NoError(c, env.Client.Create(ctx, apiService.DeepCopy()))
-		}, 30*time.Second, 100*time.Millisecond)
-		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), newAPIService(apiService.GetName())) })
-	}
-	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		for _, name := range []string{"v1beta2.custom.metrics.k8s.io", "v1beta1.custom.metrics.k8s.io", "v1beta1.external.metrics.k8s.io"} {
-			apiService := newAPIService(name)
-			if !assert.NoError(c, env.Client.Get(ctx, client.ObjectKey{Name: name}, apiService)) {
-				return
-			}
-			conditions, _, _ := unstructured.NestedSlice(apiService.Object, "status", "conditions")
-			available := false
-			for _, cond := range conditions {
-				m, _ := cond.(map[string]any)
-				if m["type"] == "Available" && m["status"] == "True" {
-					available = true
-				}
-			}
-			assert.True(c, available, "APIService %s is not available: %v", name, conditions)
-		}
-	}, 90*time.Second, 200*time.Millisecond)
-}
-
-func newAPIService(name string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
-	u.SetName(name)
-	return u
+	})
+	require.NoError(t, aggregation.WaitAvailable(ctx, env.Client, 90*time.Second))
 }
 
 // httpClient talks to the adapter directly, trusting its CA, with an optional client
