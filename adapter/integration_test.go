@@ -61,20 +61,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	var err error
 	// The kube-apiserver reaches the in-process adapter through an ExternalName Service
 	// "localhost": routing to endpoints would need a non-loopback address, which
 	// EndpointSlice validation refuses for 127.0.0.1.
-	env, err = testenv.Start(testenv.Options{Aggregation: true, ExtraAPIServerArgs: map[string]string{"enable-aggregator-routing": "false"}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test environment:", err)
-	}
-	os.Exit(code)
+	os.Exit(testenv.RunTests(testenv.Options{Aggregation: true, ExtraAPIServerArgs: map[string]string{"enable-aggregator-routing": "false"}}, func(e *testenv.Environment) int {
+		env = e
+		return m.Run()
+	}))
 }
 
 // landscape is a running exporter scraped by a real Prometheus, with an adapter registered

@@ -32,17 +32,10 @@ import (
 var env *testenv.Environment
 
 func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test environment:", err)
-	}
-	os.Exit(code)
+	os.Exit(testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		return m.Run()
+	}))
 }
 
 // startExporter runs an exporter against the test apiserver until the test ends, and

@@ -2,17 +2,13 @@ package managedseed
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -30,52 +26,40 @@ func TestMain(m *testing.M) {
 // run starts a real kube-apiserver and the whole seed controller: the ManagedSeed
 // controller and the seed lifecycle controller that feeds the usage index it reads.
 func run(m *testing.M) int {
-	// Tests judge the controllers by what they write to the apiserver: print only errors.
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	_ = klogFlags.Set("logtostderr", "false")
-	_ = klogFlags.Set("stderrthreshold", "ERROR")
-	klog.SetOutput(io.Discard)
-	logf.SetLogger(klog.NewKlogr())
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: seed.LeaseNamespace}}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:  env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cache.Options{ByObject: seed.CacheByObject()},
+	return testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: seed.LeaseNamespace}}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		mgr, err := manager.New(env.Config, manager.Options{
+			Scheme:  env.Scheme,
+			Metrics: metricsserver.Options{BindAddress: "0"},
+			Cache:   cache.Options{ByObject: seed.CacheByObject()},
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		idx := usage.NewIndex()
+		if err := (&seed.Reconciler{Usage: idx}).AddToManager(mgr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := (&Reconciler{Usage: idx}).AddToManager(ctx, mgr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		done := make(chan error, 1)
+		go func() { done <- mgr.Start(ctx) }()
+		code := m.Run()
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+			return 1
+		}
+		return code
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	idx := usage.NewIndex()
-	if err := (&seed.Reconciler{Usage: idx}).AddToManager(mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := (&Reconciler{Usage: idx}).AddToManager(ctx, mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		return 1
-	}
-	return code
 }

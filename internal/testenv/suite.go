@@ -1,0 +1,44 @@
+package testenv
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"k8s.io/klog/v2"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// QuietLogs sends klog and controller-runtime's log to standard error for errors only:
+// integration tests judge controllers by what they write to the apiserver, and a failing
+// test prints what it needs.
+func QuietLogs() {
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	_ = klogFlags.Set("logtostderr", "false")
+	_ = klogFlags.Set("stderrthreshold", "ERROR")
+	klog.SetOutput(io.Discard)
+	logf.SetLogger(klog.NewKlogr())
+}
+
+// RunTests is the body of a package's TestMain: quiet logs, an environment started with
+// opts, the package's tests (which get the environment and return m.Run's code, after any
+// set-up of their own), and the environment stopped. It returns the code for os.Exit.
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+//			env = e
+//			return m.Run()
+//		}))
+//	}
+func RunTests(opts Options, tests func(*Environment) int) int {
+	QuietLogs()
+	env, err := Start(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	return tests(env)
+}
