@@ -187,8 +187,9 @@ func (a *Actuator) ownedRevisions(ctx context.Context, set *seedmanagementv1alph
 	return out, nil
 }
 
-// replicas gathers the set's Shoots and ManagedSeeds (from the cache, by owner index), their
-// Seeds, and the number of shoots on each seed (from the usage index), by ascending ordinal.
+// replicas gathers the set's Shoots and ManagedSeeds (from the cache by owner index, or live
+// with LiveReplicas), their Seeds, and the number of shoots on each seed (from the usage
+// index), by ascending ordinal.
 func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) ([]*replica, error) {
 	byName := map[string]*replica{}
 	get := func(name string) *replica {

@@ -111,28 +111,24 @@ func requireSettled(ctx context.Context, t *testing.T, key client.ObjectKey, wan
 
 // replicaNames lists the names of the set's Shoots that are not being deleted, sorted.
 func replicaNames(ctx context.Context, t require.TestingT, key client.ObjectKey) []string {
-	shoots := &gardencorev1beta1.ShootList{}
-	require.NoError(t, env.Client.List(ctx, shoots, client.InNamespace(key.Namespace),
-		client.MatchingLabels{seedmanagementv1alpha1.LabelManagedSeedSet: key.Name}))
-	var out []string
-	for _, s := range shoots.Items {
-		if s.DeletionTimestamp == nil {
-			out = append(out, s.Name)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return liveNames(ctx, t, key, &gardencorev1beta1.ShootList{})
 }
 
 // managedSeedNames lists the names of the set's ManagedSeeds that are not being deleted.
 func managedSeedNames(ctx context.Context, t require.TestingT, key client.ObjectKey) []string {
-	list := &seedmanagementv1alpha1.ManagedSeedList{}
+	return liveNames(ctx, t, key, &seedmanagementv1alpha1.ManagedSeedList{})
+}
+
+// liveNames lists the names of the set's objects of a kind that are not being deleted, sorted.
+func liveNames(ctx context.Context, t require.TestingT, key client.ObjectKey, list client.ObjectList) []string {
 	require.NoError(t, env.Client.List(ctx, list, client.InNamespace(key.Namespace),
 		client.MatchingLabels{seedmanagementv1alpha1.LabelManagedSeedSet: key.Name}))
+	items, err := meta.ExtractList(list)
+	require.NoError(t, err)
 	var out []string
-	for _, ms := range list.Items {
-		if ms.DeletionTimestamp == nil {
-			out = append(out, ms.Name)
+	for _, item := range items {
+		if obj := item.(client.Object); obj.GetDeletionTimestamp() == nil {
+			out = append(out, obj.GetName())
 		}
 	}
 	slices.Sort(out)

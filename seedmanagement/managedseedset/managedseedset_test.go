@@ -21,7 +21,7 @@ func TestScaleOutAndInRemovesOnlyEmptyUnprotectedReplicasInOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "scale")
-	const set = "scale"
+	set := unique("scale")
 	key := createSet(ctx, t, ns, set, 0)
 
 	s := requireSettled(ctx, t, key, 0)
@@ -133,7 +133,7 @@ func TestFailingShootIsRetriedBoundedlyThenTheSetMovesOn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "retry")
-	const set = "retry"
+	set := unique("retry")
 	failing := client.ObjectKey{Namespace: ns, Name: set + "-0"}
 	gardenlet.setFailing(failing, true)
 	key := createSet(ctx, t, ns, set, 1)
@@ -186,7 +186,7 @@ func TestRollingUpdateWithPartitionRevisionsAndRollback(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "roll")
-	const set = "roll"
+	set := unique("roll")
 	key := createSet(ctx, t, ns, set, 4)
 	updateSet(ctx, t, key, func(s *seedmanagementv1alpha1.ManagedSeedSet) {
 		s.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](2)
@@ -304,7 +304,7 @@ func TestDeletingTheSetScalesItToZeroUnderTheSameRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "del")
-	const set = "del"
+	set := unique("del")
 	key := createSet(ctx, t, ns, set, 3)
 	requireSettled(ctx, t, key, 3)
 	annotateManagedSeed(ctx, t, ns, set+"-1", seedmanagementv1alpha1.AnnotationProtectFromDeletion, "true")

@@ -44,7 +44,7 @@ func randomScaling(t *testing.T, seed uint64, iterations int) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 0))
 	ns := namespace(ctx, t, "random")
-	set := fmt.Sprintf("random%d", seed)
+	set := unique(fmt.Sprintf("random%d-", seed))
 	key := createSet(ctx, t, ns, set, 0)
 	requireSettled(ctx, t, key, 0)
 	placed := tenants{}
