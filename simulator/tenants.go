@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 // expectationTimeout is how long (wall-clock time) a tenant's own create or delete counts
@@ -129,6 +130,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	remove, create := TenantChanges(desired, live, expired)
 
 	var errs []error
+	errs = append(errs, s.retryFailedTenants(ctx, live, remove)...)
 	for _, sh := range remove {
 		if err := s.client.Delete(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
@@ -159,6 +161,38 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 			}
 			s.expectCreated[sh.Namespace+"/"+sh.Name] = expectedShoot{shoot: sh, at: now}
 			log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
+		}
+	}
+	return errs
+}
+
+// retryFailedTenants asks for a retry of every tenant shoot whose last operation failed, as
+// its owner would: the gardener.cloud/operation=retry annotation. Shoots about to go are left.
+func (s *Simulator) retryFailedTenants(ctx context.Context, live map[string][]*gardencorev1beta1.Shoot, remove []*gardencorev1beta1.Shoot) []error {
+	going := make(map[*gardencorev1beta1.Shoot]bool, len(remove))
+	for _, sh := range remove {
+		going[sh] = true
+	}
+	var errs []error
+	for _, shoots := range live {
+		for _, sh := range shoots {
+			op := sh.Status.LastOperation
+			if going[sh] || op == nil || op.State != gardencorev1beta1.LastOperationStateFailed ||
+				sh.Annotations[seedmanagementv1alpha1.AnnotationOperation] == seedmanagementv1alpha1.OperationRetry {
+				continue
+			}
+			orig := sh.DeepCopy()
+			if sh.Annotations == nil {
+				sh.Annotations = map[string]string{}
+			}
+			sh.Annotations[seedmanagementv1alpha1.AnnotationOperation] = seedmanagementv1alpha1.OperationRetry
+			if err := s.client.Patch(ctx, sh, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+				if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+					errs = append(errs, fmt.Errorf("asking for a retry of tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
+				}
+				continue
+			}
+			log.FromContext(ctx).V(1).Info("Tenant asked for a retry", "shoot", klog.KObj(sh))
 		}
 	}
 	return errs

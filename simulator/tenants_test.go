@@ -13,10 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 func TestRampProfileCreatesTheWantedShoots(t *testing.T) {
@@ -196,4 +198,35 @@ demand:
 	h.step(time.Second)
 	h.step(time.Second)
 	assert.Equal(t, 7, count())
+}
+
+func TestTenantsRetryTheirFailedShoots(t *testing.T) {
+	h := newHarness(t, `
+speed: 60
+shoots: {createDelay: 1m, jitter: 0, failureRate: 1}
+demand: {constant: {shoots: 1}, projects: [retry]}
+`)
+	h.step(0)
+	own := tenants(h.ctx, t)
+	require.Len(t, own, 1)
+	sh := &own[0]
+	// The scheduler's part: bind it.
+	orig := sh.DeepCopy()
+	sh.Spec.SeedName = ptr.To("seed-a")
+	require.NoError(t, env.Client.Patch(h.ctx, sh, client.MergeFrom(orig)))
+
+	h.step(time.Second) // Create/Processing
+	h.step(time.Second) // Failed, and the tenant asks for a retry
+	sh = h.shoot(sh.Namespace, sh.Name)
+	assert.Equal(t, gardencorev1beta1.LastOperationStateFailed, sh.Status.LastOperation.State)
+	assert.Equal(t, seedmanagementv1alpha1.OperationRetry, sh.Annotations[seedmanagementv1alpha1.AnnotationOperation])
+
+	h.cfg.Shoots.FailureRate = 0
+	h.step(time.Second) // the retry starts
+	sh = h.shoot(sh.Namespace, sh.Name)
+	assert.Equal(t, gardencorev1beta1.LastOperationStateProcessing, sh.Status.LastOperation.State)
+	assert.NotContains(t, sh.Annotations, seedmanagementv1alpha1.AnnotationOperation)
+	h.step(time.Second)
+	assert.Equal(t, gardencorev1beta1.LastOperationStateSucceeded, h.shoot(sh.Namespace, sh.Name).Status.LastOperation.State)
+	assert.Len(t, tenants(h.ctx, t), 1, "retried, not replaced")
 }
