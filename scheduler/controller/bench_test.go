@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -47,26 +46,13 @@ func benchSeeds(b *testing.B, n int, allocatable int64) []string {
 	require.True(b, apierrors.IsNotFound(err), "%v", err)
 	createNamespace(b, "bench-ns")
 	createCloudProfile(b, benchProvider, nil, "b1")
-	work := make(chan string)
-	var wg sync.WaitGroup
-	for range benchWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for name := range work {
-				createSeed(b, builders.MakeSeed(name).Provider(benchProvider, "b1").Allocatable(allocatable).Ready().Obj())
-			}
-		}()
-	}
-	for _, name := range names {
-		work <- name
-	}
-	close(work)
-	wg.Wait()
+	inParallel(b, names, func(name string) error {
+		return putSeed(ctx, builders.MakeSeed(name).Provider(benchProvider, "b1").Allocatable(allocatable).Ready().Obj())
+	})
 	return names
 }
 
-// mergePatchAll merge-patches every shoot once with benchWorkers concurrent clients: the
+// mergePatchAll merge-patches every shoot once with 8 concurrent clients: the
 // same kind of write as a bind (one merge patch guarded by the resourceVersion), on the
 // same objects, without binding them.
 func mergePatchAll(b *testing.B, shoots []*gardencorev1beta1.Shoot, value string) {
@@ -78,48 +64,23 @@ func mergePatchAll(b *testing.B, shoots []*gardencorev1beta1.Shoot, value string
 // a bind costs the apiserver.
 func mergePatchAndRecordAll(b *testing.B, shoots []*gardencorev1beta1.Shoot, value string, withEvent bool) {
 	b.Helper()
-	work := make(chan *gardencorev1beta1.Shoot)
-	errs := make(chan error, len(shoots))
-	var wg sync.WaitGroup
-	for range benchWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for shoot := range work {
-				patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{"bench.seedscaler.io/touched":%q}}}`, shoot.ResourceVersion, value)
-				if err := env.Client.Patch(context.Background(), shoot, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
-					errs <- err
-					continue
-				}
-				if !withEvent {
-					continue
-				}
-				event := &eventsv1.Event{
-					ObjectMeta:          metav1.ObjectMeta{Namespace: shoot.Namespace, Name: shoot.Name + "." + value},
-					EventTime:           metav1.NewMicroTime(time.Now()),
-					ReportingController: "bench",
-					ReportingInstance:   "bench-0",
-					Action:              "Schedule",
-					Reason:              string(EventSchedulingSuccessful),
-					Type:                corev1.EventTypeNormal,
-					Note:                "Scheduled to seed bench-0000",
-					Regarding:           corev1.ObjectReference{APIVersion: gardencorev1beta1.GroupVersion.String(), Kind: "Shoot", Namespace: shoot.Namespace, Name: shoot.Name, UID: shoot.UID},
-				}
-				if err := env.Client.Create(context.Background(), event); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for _, shoot := range shoots {
-		work <- shoot
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(b, err)
-	}
+	inParallel(b, shoots, func(shoot *gardencorev1beta1.Shoot) error {
+		patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{"bench.seedscaler.io/touched":%q}}}`, shoot.ResourceVersion, value)
+		if err := env.Client.Patch(context.Background(), shoot, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil || !withEvent {
+			return err
+		}
+		return env.Client.Create(context.Background(), &eventsv1.Event{
+			ObjectMeta:          metav1.ObjectMeta{Namespace: shoot.Namespace, Name: shoot.Name + "." + value},
+			EventTime:           metav1.NewMicroTime(time.Now()),
+			ReportingController: "bench",
+			ReportingInstance:   "bench-0",
+			Action:              "Schedule",
+			Reason:              string(EventSchedulingSuccessful),
+			Type:                corev1.EventTypeNormal,
+			Note:                "Scheduled to seed bench-0000",
+			Regarding:           corev1.ObjectReference{APIVersion: gardencorev1beta1.GroupVersion.String(), Kind: "Shoot", Namespace: shoot.Namespace, Name: shoot.Name, UID: shoot.UID},
+		})
+	})
 }
 
 // BenchmarkBindShoots binds 5,000 shoots over 1,000 seeds with the real controller (8

@@ -84,7 +84,10 @@ func TestDashboardQueriesTheSchedulersRealSeries(t *testing.T) {
 	createSeed(t, seed)
 	t.Cleanup(func() { assert.NoError(t, env.Client.Delete(ctx, seed)) })
 	setSpec := builders.MakeSeed("x").Provider(provider, "d1").Obj().Spec
-	require.NoError(t, env.Client.Create(ctx, managedSeedSet(ns, "more", setSpec, "10")))
+	set := managedSeedSet(ns, "more", setSpec, "10")
+	require.NoError(t, env.Client.Create(ctx, set))
+	// Other tests' schedulers report every set: leave none behind.
+	t.Cleanup(func() { assert.NoError(t, env.Client.Delete(ctx, set)) })
 	s := startScheduler(t, &config.SchedulerConfiguration{SchedulerName: "dash-scheduler"})
 	for _, name := range []string{"first", "second"} {
 		require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, name).CloudProfile(provider).Provider(provider, "d1").SchedulerName("dash-scheduler").Obj()))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,32 +16,15 @@ import (
 	"github.com/seedscaler/seedscaler/scheduler/config"
 )
 
-// createInParallel creates objects with a few concurrent clients.
+// createInParallel creates objects with 8 concurrent clients.
 func createInParallel(tb testing.TB, objs []client.Object) {
 	tb.Helper()
-	work := make(chan client.Object)
-	errs := make(chan error, len(objs))
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for obj := range work {
-				if err := env.Client.Create(context.Background(), obj); err != nil {
-					errs <- fmt.Errorf("creating %s: %w", client.ObjectKeyFromObject(obj), err)
-				}
-			}
-		}()
-	}
-	for _, obj := range objs {
-		work <- obj
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(tb, err)
-	}
+	inParallel(tb, objs, func(obj client.Object) error {
+		if err := env.Client.Create(context.Background(), obj); err != nil {
+			return fmt.Errorf("creating %s: %w", client.ObjectKeyFromObject(obj), err)
+		}
+		return nil
+	})
 }
 
 // TestWorkersNeverOvercommitASeed lets 8 workers of the real controller bind 2,000 shoots,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,11 +94,48 @@ func buildScheduler(tb testing.TB, ctx context.Context, cfg *config.SchedulerCon
 // createSeed creates a seed and then its status (a subresource), as a gardenlet would.
 func createSeed(tb testing.TB, seed *gardencorev1beta1.Seed) {
 	tb.Helper()
-	ctx := context.Background()
+	require.NoError(tb, putSeed(context.Background(), seed))
+}
+
+func putSeed(ctx context.Context, seed *gardencorev1beta1.Seed) error {
 	status := seed.Status.DeepCopy()
-	require.NoError(tb, env.Client.Create(ctx, seed))
+	if err := env.Client.Create(ctx, seed); err != nil {
+		return fmt.Errorf("creating seed %s: %w", seed.Name, err)
+	}
 	seed.Status = *status
-	require.NoError(tb, env.Client.Status().Update(ctx, seed))
+	if err := env.Client.Status().Update(ctx, seed); err != nil {
+		return fmt.Errorf("writing the status of seed %s: %w", seed.Name, err)
+	}
+	return nil
+}
+
+// inParallel calls do on every item from 8 goroutines, like 8 clients, and fails the test
+// with every error.
+func inParallel[T any](tb testing.TB, items []T, do func(T) error) {
+	tb.Helper()
+	work := make(chan T)
+	errs := make(chan error, len(items))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for item := range work {
+				if err := do(item); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for _, item := range items {
+		work <- item
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(tb, err)
+	}
 }
 
 func createNamespace(tb testing.TB, name string) {
