@@ -29,6 +29,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -233,6 +234,7 @@ func (w *watcher) Violations() []string {
 // falls, comes back, and the set shrinks by its empty seeds.
 func TestLandscapeScalesWithDemand(t *testing.T) {
 	klog.SetOutput(os.Stderr)
+	logf.SetLogger(klog.NewKlogr())
 	root, err := testenv.RepositoryRoot()
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
