@@ -172,10 +172,21 @@ func revisionFor(ordinal, partition int32, revs *revisions) *appsv1.ControllerRe
 	return revs.current
 }
 
-// ownedRevisions lists the ControllerRevisions the set controls (from the cache, by index).
+// ownedBy returns where to read the set's Shoots, ManagedSeeds and ControllerRevisions from
+// and how to select them: from the cache by owner index, or with LiveReplicas from the
+// kube-apiserver by the set label all of them carry.
+func (a *Actuator) ownedBy(set *seedmanagementv1alpha1.ManagedSeedSet) (client.Reader, []client.ListOption) {
+	if a.LiveReplicas {
+		return a.APIReader, []client.ListOption{client.InNamespace(set.Namespace), client.MatchingLabels{seedmanagementv1alpha1.LabelManagedSeedSet: set.Name}}
+	}
+	return a.Client, []client.ListOption{client.InNamespace(set.Namespace), client.MatchingFields{indexControllerSet: set.Name}}
+}
+
+// ownedRevisions lists the ControllerRevisions the set controls.
 func (a *Actuator) ownedRevisions(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) ([]*appsv1.ControllerRevision, error) {
 	list := &appsv1.ControllerRevisionList{}
-	if err := a.Client.List(ctx, list, client.InNamespace(set.Namespace), client.MatchingFields{indexControllerSet: set.Name}); err != nil {
+	reader, owned := a.ownedBy(set)
+	if err := reader.List(ctx, list, owned...); err != nil {
 		return nil, fmt.Errorf("listing the ControllerRevisions of ManagedSeedSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
 	var out []*appsv1.ControllerRevision
@@ -187,9 +198,8 @@ func (a *Actuator) ownedRevisions(ctx context.Context, set *seedmanagementv1alph
 	return out, nil
 }
 
-// replicas gathers the set's Shoots and ManagedSeeds (from the cache by owner index, or live
-// with LiveReplicas), their Seeds, and the number of shoots on each seed (from the usage
-// index), by ascending ordinal.
+// replicas gathers the set's Shoots and ManagedSeeds (see ownedBy), their Seeds, and the
+// number of shoots on each seed (from the usage index), by ascending ordinal.
 func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) ([]*replica, error) {
 	byName := map[string]*replica{}
 	get := func(name string) *replica {
@@ -204,13 +214,7 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 		byName[name] = r
 		return r
 	}
-	// From the cache by owner index; live by the set label every replica carries.
-	var reader client.Reader = a.Client
-	owned := []client.ListOption{client.InNamespace(set.Namespace), client.MatchingFields{indexControllerSet: set.Name}}
-	if a.LiveReplicas {
-		reader = a.APIReader
-		owned = []client.ListOption{client.InNamespace(set.Namespace), client.MatchingLabels{seedmanagementv1alpha1.LabelManagedSeedSet: set.Name}}
-	}
+	reader, owned := a.ownedBy(set)
 	shoots := &gardencorev1beta1.ShootList{}
 	if err := reader.List(ctx, shoots, owned...); err != nil {
 		return nil, fmt.Errorf("listing the Shoots of ManagedSeedSet %s/%s: %w", set.Namespace, set.Name, err)

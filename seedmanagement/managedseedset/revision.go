@@ -189,7 +189,8 @@ func (a *Actuator) createRevision(ctx context.Context, set *seedmanagementv1alph
 			return nil, fmt.Errorf("creating ControllerRevision %s/%s: %w", set.Namespace, name, err)
 		}
 		existing := &appsv1.ControllerRevision{}
-		if err := a.Client.Get(ctx, client.ObjectKeyFromObject(rev), existing); err != nil {
+		reader, _ := a.ownedBy(set)
+		if err := reader.Get(ctx, client.ObjectKeyFromObject(rev), existing); err != nil {
 			return nil, fmt.Errorf("reading ControllerRevision %s/%s after a name collision: %w", set.Namespace, name, err)
 		}
 		if metav1.IsControlledBy(existing, set) && sameTemplates(existing, want) {
