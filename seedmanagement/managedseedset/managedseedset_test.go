@@ -342,3 +342,39 @@ func TestDeletingTheSetScalesItToZeroUnderTheSameRules(t *testing.T) {
 	}
 	assertInvariants(t, set)
 }
+
+func TestPendingReplicaWaitsForItsSeedAndItsShootsHealth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := namespace(ctx, t, "pending")
+	set := unique("pending")
+	replica := client.ObjectKey{Namespace: ns, Name: set + "-0"}
+	gardenlet.stopHeartbeat(replica.Name, true)
+	gardenlet.setUnhealthy(replica, true)
+	key := createSet(ctx, t, ns, set, 1)
+
+	pendingFor := func(reason seedmanagementv1alpha1.PendingReplicaReason) {
+		t.Helper()
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			p := getSet(ctx, c, key).Status.PendingReplica
+			require.NotNil(c, p)
+			assert.Equal(c, replica.Name, p.Name)
+			require.Equal(c, reason, p.Reason)
+			require.Contains(c, eventNotes(ctx, c, key, EventWaiting), "Waiting for replica "+replica.Name+": "+describe(reason))
+		}, eventually, tick)
+	}
+	pendingFor(seedmanagementv1alpha1.SeedNotReadyReason)
+	gardenlet.stopHeartbeat(replica.Name, false)
+	pendingFor(seedmanagementv1alpha1.ShootNotHealthyReason)
+	s := getSet(ctx, t, key)
+	assert.Equal(t, int32(1), s.Status.ReadyReplicas, "Ready (shoot reconciled, seed ready) while not yet healthy")
+	gardenlet.setUnhealthy(replica, false)
+	shoot := &gardencorev1beta1.Shoot{}
+	require.NoError(t, env.Client.Get(ctx, replica, shoot))
+	patch := client.MergeFrom(shoot.DeepCopy())
+	shoot.Labels["example.com/health-checked"] = "now" // any change makes the gardenlet look again
+	require.NoError(t, env.Client.Patch(ctx, shoot, patch))
+	requireSettled(ctx, t, key, 1)
+	assert.NotEmpty(t, eventNotes(ctx, t, key, EventReplicaReady))
+	assertInvariants(t, set)
+}

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -131,7 +132,7 @@ func newSeedManager(ctx context.Context) (manager.Manager, error) {
 	if err := (&managedseed.Reconciler{Usage: seedUsage, DeletionRecheckInterval: time.Second}).AddToManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("adding the ManagedSeed controller: %w", err)
 	}
-	gardenlet = &fakeGardenlet{client: mgr.GetClient(), failing: map[string]bool{}, stopped: map[string]bool{}}
+	gardenlet = &fakeGardenlet{client: mgr.GetClient(), failing: map[string]bool{}, unhealthy: map[string]bool{}, stopped: map[string]bool{}}
 	if err := builder.ControllerManagedBy(mgr).Named("fake-gardenlet").For(&gardencorev1beta1.Shoot{}).Complete(gardenlet); err != nil {
 		return nil, err
 	}
@@ -215,9 +216,22 @@ func newSetManagers(ctx context.Context, holders ...string) ([]manager.Manager, 
 type fakeGardenlet struct {
 	client client.Client
 
-	mu      sync.Mutex
-	failing map[string]bool // namespace/name of shoots whose reconciliation fails
-	stopped map[string]bool // seeds whose heartbeat is not renewed
+	mu        sync.Mutex
+	failing   map[string]bool // namespace/name of shoots whose reconciliation fails
+	unhealthy map[string]bool // namespace/name of shoots with a False condition
+	stopped   map[string]bool // seeds whose heartbeat is not renewed
+}
+
+func (g *fakeGardenlet) setUnhealthy(shoot client.ObjectKey, unhealthy bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.unhealthy[shoot.String()] = unhealthy
+}
+
+func (g *fakeGardenlet) isUnhealthy(shoot client.ObjectKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.unhealthy[shoot.String()]
 }
 
 func (g *fakeGardenlet) setFailing(shoot client.ObjectKey, failing bool) {
@@ -259,8 +273,13 @@ func (g *fakeGardenlet) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if g.isFailing(req.NamespacedName) {
 		state = gardencorev1beta1.LastOperationStateFailed
 	}
+	health := metav1.ConditionTrue
+	if g.isUnhealthy(req.NamespacedName) {
+		health = metav1.ConditionFalse
+	}
 	op := shoot.Status.LastOperation
-	if !retry && op != nil && op.State == state && shoot.Status.ObservedGeneration == shoot.Generation {
+	if !retry && op != nil && op.State == state && shoot.Status.ObservedGeneration == shoot.Generation &&
+		meta.IsStatusConditionPresentAndEqual(shoot.Status.Conditions, "APIServerAvailable", health) {
 		return reconcile.Result{}, nil
 	}
 	if retry {
@@ -280,6 +299,7 @@ func (g *fakeGardenlet) Reconcile(ctx context.Context, req reconcile.Request) (r
 		Type: opType, State: state, Progress: 100, LastUpdateTime: metav1.Now(),
 		Description: "Played by the test's gardenlet.",
 	}
+	meta.SetStatusCondition(&shoot.Status.Conditions, metav1.Condition{Type: "APIServerAvailable", Status: health, Reason: "PlayedByTheTest"})
 	return reconcile.Result{}, client.IgnoreNotFound(g.client.Status().Patch(ctx, shoot, patch))
 }
 
