@@ -38,6 +38,10 @@ type Replicas struct {
 	LeaseDuration time.Duration
 	// CollectInterval between clean-ups of the locks of deleted objects.
 	CollectInterval time.Duration
+	// Instrument, when set, wraps the controller's own reconciler inside the lock, after
+	// the responsibility check: what it sees runs exactly while the lock is held. Tests
+	// use it to watch that no object is reconciled by two replicas at once.
+	Instrument func(reconcile.Reconciler) reconcile.Reconciler
 }
 
 // AddFlags registers --replicas-mode and the object lock flags.
@@ -85,6 +89,9 @@ func (r *Replicas) Validate(leaderElect bool) error {
 // locks of deleted objects to mgr. A nil Replicas wraps as leader-election mode.
 func (r *Replicas) Wrap(mgr manager.Manager, controller string, kind schema.GroupVersionKind, workers int,
 	responsible func(*metav1.PartialObjectMetadata) bool, inner reconcile.Reconciler) (reconcile.Reconciler, error) {
+	if r != nil && r.Instrument != nil {
+		inner = r.Instrument(inner)
+	}
 	w := &Reconciler{
 		Name: controller, Inner: inner, Reader: mgr.GetClient(), Kind: kind,
 		Responsible: responsible, MaxConcurrentReconciles: max(workers, 1),
