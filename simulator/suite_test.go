@@ -2,9 +2,6 @@ package simulator
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"io"
 	"os"
 	"testing"
 	"time"
@@ -12,11 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -32,20 +27,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	_ = klogFlags.Set("logtostderr", "false")
-	_ = klogFlags.Set("stderrthreshold", "ERROR")
-	klog.SetOutput(io.Discard)
-	logf.SetLogger(klog.NewKlogr())
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-	return m.Run()
+	return testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		return m.Run()
+	})
 }
 
 // epoch is where every fake clock starts; a whole second, so Lease renew times (microseconds)

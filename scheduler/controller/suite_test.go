@@ -2,9 +2,7 @@ package controller
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"testing"
@@ -13,10 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -32,21 +28,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	// Tests judge the scheduler by what it writes to the apiserver: print only errors.
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	_ = klogFlags.Set("logtostderr", "false")
-	_ = klogFlags.Set("stderrthreshold", "ERROR")
-	klog.SetOutput(io.Discard)
-	logf.SetLogger(klog.NewKlogr())
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-	return m.Run()
+	return testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		return m.Run()
+	})
 }
 
 // scheduler is one running scheduler: its own manager, configuration and metrics registry.
