@@ -307,12 +307,8 @@ var seedKind = schema.GroupKind{Group: "core.gardener.cloud", Kind: "Seed"}
 // createSet creates the GEP's example ManagedSeedSet as namespace/name.
 func createSet(ctx context.Context, t testing.TB, namespace, name string) {
 	t.Helper()
-	root, err := testenv.RepositoryRoot()
-	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(root, "examples", "managedseedset.yaml"))
-	require.NoError(t, err)
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	require.NoError(t, yaml.Unmarshal(data, set))
+	require.NoError(t, testenv.ReadExample("managedseedset.yaml", set))
 	set.Name, set.Namespace = name, namespace
 	require.NoError(t, env.Client.Create(ctx, set))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/yaml"
 )
 
 // QuietLogs sends klog and controller-runtime's log to standard error for errors only:
@@ -41,4 +43,21 @@ func RunTests(opts Options, tests func(*Environment) int) int {
 	}
 	defer func() { _ = env.Stop() }()
 	return tests(env)
+}
+
+// ReadExample decodes a manifest of the repository's examples/ folder, strictly, into obj:
+// tests start from the same objects a user applies. path is relative to examples/.
+func ReadExample(path string, obj any) error {
+	root, err := RepositoryRoot()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(root, "examples", path))
+	if err != nil {
+		return err
+	}
+	if err := yaml.UnmarshalStrict(data, obj); err != nil {
+		return fmt.Errorf("examples/%s: %w", path, err)
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -155,12 +153,8 @@ func startReplica(ctx context.Context, t *testing.T, replica string, tr *tracker
 
 func newSet(t *testing.T, name string, replicas int32) *seedmanagementv1alpha1.ManagedSeedSet {
 	t.Helper()
-	root, err := testenv.RepositoryRoot()
-	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(root, "examples", "managedseedset.yaml"))
-	require.NoError(t, err)
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	require.NoError(t, yaml.UnmarshalStrict(data, set))
+	require.NoError(t, testenv.ReadExample("managedseedset.yaml", set))
 	set.Namespace, set.Name = setNamespace, name
 	set.Spec.Replicas = ptr.To(replicas)
 	set.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)
