@@ -105,6 +105,7 @@ func (r *Replicas) Wrap(mgr manager.Manager, controller string, kind schema.Grou
 	if err != nil {
 		return nil, fmt.Errorf("creating the object lock client: %w", err)
 	}
+	w.APIReader = direct
 	w.Locker = &Locker{
 		Client: direct, Namespace: r.Namespace, Controller: controller, Holder: r.Holder, LeaseDuration: r.LeaseDuration,
 	}

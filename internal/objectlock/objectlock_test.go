@@ -304,3 +304,33 @@ func TestResponsibilityIsCheckedOnMetadataFirst(t *testing.T) {
 	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: LeaseName("set-controller", theirs.UID)}, &coordinationv1.Lease{})
 	assert.True(t, apierrors.IsNotFound(err), "no lock is taken for an object that is not ours")
 }
+
+// laggingCache is a cache that has not seen any object yet.
+type laggingCache struct{ client.Reader }
+
+func (laggingCache) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, key.Name)
+}
+
+// An object the cache has not seen yet is not reconciled without its lock: it is tried
+// again once the cache catches up. One that is really gone is handed to the reconciler.
+func TestAnObjectTheCacheMissesIsNotReconciledUnlocked(t *testing.T) {
+	ctx := context.Background()
+	ns := namespace(t)
+	fresh := object(t, ns, "fresh")
+	var calls []string
+	r := &Reconciler{Name: "test", Reader: laggingCache{}, APIReader: env.Client, Kind: configMapKind,
+		Locker: locker(ns, "replica-a", true),
+		Inner: reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+			calls = append(calls, req.Name)
+			return reconcile.Result{}, nil
+		})}
+	res, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(fresh)})
+	require.NoError(t, err)
+	assert.Positive(t, res.RequeueAfter, "an object that exists is tried again")
+	assert.Empty(t, calls, "an object that exists was reconciled without its lock")
+
+	_, err = r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "gone"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"gone"}, calls, "a deleted object still reaches the reconciler, which forgets it")
+}

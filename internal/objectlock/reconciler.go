@@ -27,6 +27,9 @@ type Reconciler struct {
 	Inner reconcile.Reconciler
 	// Reader reads the object's metadata (a metadata-only cache or the API).
 	Reader client.Reader
+	// APIReader confirms with the API server that an object Reader does not know is gone
+	// before it is reconciled without a lock; with locks it must be set (Wrap sets it).
+	APIReader client.Reader
 	// Kind of the reconciled objects.
 	Kind schema.GroupVersionKind
 	// Locker takes the object locks; nil runs without locks (leader election mode).
@@ -54,10 +57,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	meta := &metav1.PartialObjectMetadata{}
 	meta.SetGroupVersionKind(r.Kind)
 	if err := r.Reader.Get(ctx, req.NamespacedName, meta); err != nil {
-		if apierrors.IsNotFound(err) {
-			return r.Inner.Reconcile(ctx, req) // gone: nothing to lock, the inner reconciler forgets it
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
 		}
-		return reconcile.Result{}, err
+		// Not in the cache. Gone: nothing to lock, the inner reconciler forgets it. But a new
+		// object the cache has not seen yet exists and must not be reconciled unlocked:
+		// another replica may lock it right now.
+		if r.Locker != nil && r.APIReader != nil {
+			if err := r.APIReader.Get(ctx, req.NamespacedName, meta); err == nil {
+				return reconcile.Result{RequeueAfter: r.retryAfter()}, nil
+			} else if !apierrors.IsNotFound(err) {
+				return reconcile.Result{}, err
+			}
+		}
+		return r.Inner.Reconcile(ctx, req)
 	}
 	if r.Responsible != nil && !r.Responsible(meta) {
 		return reconcile.Result{}, nil
@@ -70,12 +83,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	if !locked {
-		retry := r.RetryAfter
-		if retry == 0 {
-			retry = 2 * time.Second
-		}
-		log.V(1).Info("Object is locked by another replica; trying again later", "retryAfter", retry)
-		return reconcile.Result{RequeueAfter: retry}, nil
+		log.V(1).Info("Object is locked by another replica; trying again later", "retryAfter", r.retryAfter())
+		return reconcile.Result{RequeueAfter: r.retryAfter()}, nil
 	}
 	defer func() {
 		// Release even when the reconcile's context was cancelled (shutdown), briefly.
@@ -86,4 +95,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}()
 	return r.Inner.Reconcile(ctx, req)
+}
+
+// retryAfter is how soon an object another replica holds is tried again.
+func (r *Reconciler) retryAfter() time.Duration {
+	if r.RetryAfter == 0 {
+		return 2 * time.Second
+	}
+	return r.RetryAfter
 }
