@@ -46,6 +46,10 @@ generate: ## Regenerate deepcopy functions and CRDs from the API types.
 	$(TOOLS) controller-gen
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=charts/seedscaler/crds
+	@# Gardener's core CRDs are chart templates (crds.gardenerCore), not crds/: a garden
+	@# cluster already serves core.gardener.cloud.
+	rm -rf charts/seedscaler/files/core-crds && mkdir -p charts/seedscaler/files/core-crds
+	mv charts/seedscaler/crds/core.gardener.cloud_*.yaml charts/seedscaler/files/core-crds/
 	@for part in $(RBAC_PARTS); do \
 	  name=$${part%%=*}; pkgs=$$(echo "$${part#*=}" | tr , ';'); dir=charts/seedscaler/files/rbac/$$name; \
 	  rm -rf $$dir; mkdir -p $$dir; \

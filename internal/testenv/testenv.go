@@ -34,7 +34,8 @@ type Options struct {
 	// Aggregation configures the front-proxy (requestheader) client CA and the proxy client
 	// certificate, and routes aggregated APIs to service endpoints, so APIServices work.
 	Aggregation bool
-	// CRDDirectory holds the CRDs to install; the repository's charts/seedscaler/crds when empty.
+	// CRDDirectory holds the CRDs to install; when empty, the chart's: charts/seedscaler/crds
+	// and Gardener's core CRDs in charts/seedscaler/files/core-crds.
 	CRDDirectory string
 	// ExtraAPIServerArgs are further kube-apiserver flags, name to value.
 	ExtraAPIServerArgs map[string]string
@@ -65,18 +66,21 @@ func Start(opts Options) (*Environment, error) {
 			return nil, fmt.Errorf("%s=%s has no %s (%w); %s", AssetsEnv, assets, bin, err, ErrNoAssets)
 		}
 	}
-	crdDir := opts.CRDDirectory
-	if crdDir == "" {
+	crdDirs := []string{opts.CRDDirectory}
+	if opts.CRDDirectory == "" {
 		root, err := RepositoryRoot()
 		if err != nil {
 			return nil, err
 		}
-		crdDir = filepath.Join(root, "charts", "seedscaler", "crds")
+		crdDirs = []string{
+			filepath.Join(root, "charts", "seedscaler", "crds"),
+			filepath.Join(root, "charts", "seedscaler", "files", "core-crds"),
+		}
 	}
 
 	e := &Environment{Scheme: scheme.New()}
 	e.env = &envtest.Environment{
-		CRDDirectoryPaths:     []string{crdDir},
+		CRDDirectoryPaths:     crdDirs,
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
 		Scheme:                e.Scheme,

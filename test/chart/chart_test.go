@@ -191,3 +191,28 @@ func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
 		}
 	}
 }
+
+// Gardener's core CRDs are templates that crds.gardenerCore switches (a garden cluster
+// serves core.gardener.cloud itself); they are kept on uninstall. The seed management
+// CRDs are in crds/, which helm installs before anything else and never deletes.
+func TestGardenerCoreCRDsAreSwitchable(t *testing.T) {
+	coreCRDs := func(objs []*unstructured.Unstructured) []string {
+		var names []string
+		for _, o := range objs {
+			if o.GetKind() == "CustomResourceDefinition" && strings.HasSuffix(o.GetName(), ".core.gardener.cloud") {
+				names = append(names, o.GetName())
+				assert.Equal(t, "keep", o.GetAnnotations()["helm.sh/resource-policy"], "%s must survive uninstall", o.GetName())
+			}
+		}
+		return names
+	}
+	assert.ElementsMatch(t, []string{"seeds.core.gardener.cloud", "shoots.core.gardener.cloud", "cloudprofiles.core.gardener.cloud"},
+		coreCRDs(render(t)))
+	assert.Empty(t, coreCRDs(render(t, "--set", "crds.gardenerCore=false")))
+
+	entries, err := os.ReadDir(filepath.Join(chartDir(t), "crds"))
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.True(t, strings.HasPrefix(e.Name(), "seedmanagement.gardener.cloud_"), "crds/%s cannot be switched off; core CRDs belong in files/core-crds", e.Name())
+	}
+}
