@@ -3,8 +3,6 @@ package managedseedset
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -19,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -51,12 +48,8 @@ func namespace(ctx context.Context, t *testing.T, prefix string) string {
 // name, namespace and replicas, and partition 0.
 func newSet(t *testing.T, ns, name string, replicas int32) *seedmanagementv1alpha1.ManagedSeedSet {
 	t.Helper()
-	root, err := testenv.RepositoryRoot()
-	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(root, "examples", "managedseedset.yaml"))
-	require.NoError(t, err)
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	require.NoError(t, yaml.UnmarshalStrict(data, set))
+	require.NoError(t, testenv.ReadExample("managedseedset.yaml", set))
 	set.Namespace, set.Name = ns, name
 	set.Spec.Replicas = ptr.To(replicas)
 	set.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)

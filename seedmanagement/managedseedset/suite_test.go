@@ -2,9 +2,7 @@ package managedseedset
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -17,13 +15,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -62,56 +58,45 @@ func TestMain(m *testing.M) {
 // the real seed controller (ManagedSeed registration and seed lifecycle) and a fake
 // gardenlet that reconciles the replicas' shoots and renews the seeds' heartbeats.
 func run(m *testing.M) int {
-	// Tests judge the controllers by what they write to the apiserver: print only errors.
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	_ = klogFlags.Set("logtostderr", "false")
-	_ = klogFlags.Set("stderrthreshold", "ERROR")
-	klog.SetOutput(io.Discard)
-	logf.SetLogger(klog.NewKlogr())
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: seed.LeaseNamespace}}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if hist, err = startHistory(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	seedManager, err := newSeedManager(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	setManagers, err := newSetManagers(ctx, "set-controller-a", "set-controller-b")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	managers := append([]manager.Manager{seedManager}, setManagers...)
-	done := make(chan error, len(managers))
-	for _, mgr := range managers {
-		go func() { done <- mgr.Start(ctx) }()
-	}
-	go gardenlet.renewHeartbeats(ctx)
-	code := m.Run()
-	cancel()
-	for range managers {
-		if err := <-done; err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-			code = 1
+	return testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		var err error
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: seed.LeaseNamespace}}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
-	}
-	return code
+		if hist, err = startHistory(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		seedManager, err := newSeedManager(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		setManagers, err := newSetManagers(ctx, "set-controller-a", "set-controller-b")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		managers := append([]manager.Manager{seedManager}, setManagers...)
+		done := make(chan error, len(managers))
+		for _, mgr := range managers {
+			go func() { done <- mgr.Start(ctx) }()
+		}
+		go gardenlet.renewHeartbeats(ctx)
+		code := m.Run()
+		cancel()
+		for range managers {
+			if err := <-done; err != nil {
+				fmt.Fprintln(os.Stderr, "manager:", err)
+				code = 1
+			}
+		}
+		return code
+	})
 }
 
 // newSeedManager runs, as an admin, what surrounds the set controller: the real seed
