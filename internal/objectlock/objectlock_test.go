@@ -26,14 +26,10 @@ import (
 var env *testenv.Environment
 
 func TestMain(m *testing.M) {
-	var err error
-	if env, err = testenv.Start(testenv.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = env.Stop()
-	os.Exit(code)
+	os.Exit(testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		return m.Run()
+	}))
 }
 
 var configMapKind = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}

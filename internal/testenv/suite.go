@@ -1,12 +1,16 @@
 package testenv
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
@@ -60,4 +64,18 @@ func ReadExample(path string, obj any) error {
 		return fmt.Errorf("examples/%s: %w", path, err)
 	}
 	return nil
+}
+
+var names atomic.Int64
+
+// Unique returns prefix with a number no other call in this test binary returned, so
+// tests create fresh objects and can run with -count.
+func Unique(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, names.Add(1))
+}
+
+// Namespace creates a namespace with a Unique name from prefix and returns the name.
+func (e *Environment) Namespace(ctx context.Context, prefix string) (string, error) {
+	name := Unique(prefix)
+	return name, e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 }

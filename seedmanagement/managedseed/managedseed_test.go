@@ -2,8 +2,6 @@ package managedseed
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 const (
@@ -26,18 +25,14 @@ const (
 	tick       = 100 * time.Millisecond
 )
 
-var names atomic.Int64
-
 // unique returns a name not used before in this test binary, so tests can run with -count.
-func unique(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, names.Add(1))
-}
+func unique(prefix string) string { return testenv.Unique(prefix) }
 
 // namespace creates a namespace with a unique name starting with prefix.
 func namespace(ctx context.Context, t *testing.T, prefix string) string {
 	t.Helper()
-	name := unique(prefix)
-	require.NoError(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	name, err := env.Namespace(ctx, prefix)
+	require.NoError(t, err)
 	return name
 }
 

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,18 +27,14 @@ const (
 	tick       = 100 * time.Millisecond
 )
 
-var nameCounter atomic.Int64
-
 // unique returns a name not used before in this test binary, so tests can run with -count.
-func unique(prefix string) string {
-	return fmt.Sprintf("%s%d", prefix, nameCounter.Add(1))
-}
+func unique(prefix string) string { return testenv.Unique(prefix) }
 
 // namespace creates a namespace with a unique name starting with prefix.
 func namespace(ctx context.Context, t *testing.T, prefix string) string {
 	t.Helper()
-	name := unique(prefix)
-	require.NoError(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	name, err := env.Namespace(ctx, prefix)
+	require.NoError(t, err)
 	return name
 }
 

@@ -2,8 +2,6 @@ package seed
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 const (
@@ -27,12 +26,8 @@ const (
 	tick       = 100 * time.Millisecond
 )
 
-var names atomic.Int64
-
 // unique returns a name not used before in this test binary, so tests can run with -count.
-func unique(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, names.Add(1))
-}
+func unique(prefix string) string { return testenv.Unique(prefix) }
 
 // renew plays the gardenlet: it creates or renews the seed's heartbeat Lease now.
 func renew(ctx context.Context, t *testing.T, seed string) {

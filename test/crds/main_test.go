@@ -4,7 +4,6 @@
 package crds
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -14,14 +13,8 @@ import (
 var env *testenv.Environment
 
 func TestMain(m *testing.M) {
-	var err error
-	if env, err = testenv.Start(testenv.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
+	os.Exit(testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		return m.Run()
+	}))
 }
