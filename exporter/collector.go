@@ -40,8 +40,7 @@ var (
 	shootsUnscheduledDesc = prometheus.NewDesc("garden_shoots_unscheduled",
 		"Number of shoots without spec.seedName.",
 		[]string{"provider", "region"}, nil)
-	shootInfoDesc = prometheus.NewDesc("garden_shoot_info",
-		"Information about a shoot; the value is always 1.",
+	shootInfoDesc = prometheus.NewDesc("garden_shoot_info", shootInfoHelp,
 		shootInfoLabelNames[:], nil)
 	managedSeedSetSpecReplicasDesc = prometheus.NewDesc("garden_managedseedset_spec_replicas",
 		"Desired number of replicas of a ManagedSeedSet (spec.replicas).",
@@ -109,6 +108,8 @@ type Sources struct {
 	Shoots *shootIndex
 }
 
+const shootInfoHelp = "Information about a shoot; the value is always 1."
+
 // Collector is the exporter's prometheus.Collector. A scrape reads informer stores and
 // indexes only: no API call, no walk over all shoots.
 type Collector struct {
@@ -116,6 +117,8 @@ type Collector struct {
 	log          logr.Logger
 	scrapeErrors *prometheus.CounterVec
 	lastSync     atomic.Int64 // Unix nanoseconds; 0 before the first sync
+	// infoApart: Handler writes garden_shoot_info, so Collect leaves it out.
+	infoApart atomic.Bool
 }
 
 // NewCollector returns a collector over the given sources; it logs skipped bad data to log.
@@ -160,7 +163,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			c.collectSeed(ch, u)
 		}
 	}
-	c.src.Shoots.collect(ch)
+	c.src.Shoots.collect(ch, !c.infoApart.Load())
 	for _, obj := range c.src.ManagedSeedSets.List() {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
 			c.collectManagedSeedSet(ch, u)

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"cmp"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -75,7 +76,7 @@ func (x *shootIndex) observe(obj any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.forget(key)
-	info.labels = info.labelPairs()
+	info.line = info.textLine()
 	x.byKey[key] = info
 	x.clean = false
 	if info.seed == "" {
@@ -106,39 +107,69 @@ func (x *shootIndex) forget(key string) {
 	x.unscheduled[pr] = max(0, x.unscheduled[pr]-1)
 }
 
-// collect sends a garden_shoot_info series per shoot and a garden_shoots_unscheduled
-// series per provider and region that has had unscheduled shoots (0 when it has none now).
-func (x *shootIndex) collect(ch chan<- prometheus.Metric) {
+// collect sends a garden_shoot_info series per shoot, unless withInfo is false (the text
+// handler writes them), and a garden_shoots_unscheduled series per provider and region
+// that has had unscheduled shoots (0 when it has none now).
+func (x *shootIndex) collect(ch chan<- prometheus.Metric, withInfo bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.clean {
-		x.sorted = x.sorted[:0]
-		for _, info := range x.byKey {
-			x.sorted = append(x.sorted, info)
+	if withInfo {
+		for _, info := range x.sortedLocked() {
+			ch <- info
 		}
-		// The registry's order: label values in label-name order; name and namespace
-		// already tell every shoot apart.
-		slices.SortFunc(x.sorted, func(a, b *shootInfo) int {
-			return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.namespace, b.namespace))
-		})
-		x.clean = true
-	}
-	for _, info := range x.sorted {
-		ch <- info
 	}
 	for pr, n := range x.unscheduled {
 		ch <- prometheus.MustNewConstMetric(shootsUnscheduledDesc, prometheus.GaugeValue, float64(n), pr.provider, pr.region)
 	}
 }
 
-// shootInfo is a shoot's garden_shoot_info series. It is its own prometheus.Metric with
-// its label pairs built once, when the informer reports the shoot, so a scrape of 100,000
-// shoots sends pointers and allocates almost nothing per series. It is never changed once
-// in the index (an update replaces it), and nobody downstream of Write changes a label
-// pair, so the pairs a Write hands out can be shared by every scrape.
+// sortedLocked returns the series in exposition order (label values in label-name order;
+// name and namespace already tell every shoot apart), sorting only after a change. The
+// caller holds the lock.
+func (x *shootIndex) sortedLocked() []*shootInfo {
+	if !x.clean {
+		x.sorted = x.sorted[:0]
+		for _, info := range x.byKey {
+			x.sorted = append(x.sorted, info)
+		}
+		slices.SortFunc(x.sorted, func(a, b *shootInfo) int {
+			return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.namespace, b.namespace))
+		})
+		x.clean = true
+	}
+	return x.sorted
+}
+
+// writeText writes the garden_shoot_info family in the Prometheus text format: the lines
+// were rendered when the informer reported each shoot, so a scrape copies bytes.
+func (x *shootIndex) writeText(w io.Writer) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	sorted := x.sortedLocked()
+	if len(sorted) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, shootInfoHeader); err != nil {
+		return err
+	}
+	for _, info := range sorted {
+		if _, err := w.Write(info.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const shootInfoHeader = "# HELP garden_shoot_info " + shootInfoHelp + "\n# TYPE garden_shoot_info gauge\n"
+
+// shootInfo is a shoot's garden_shoot_info series. It is its own prometheus.Metric (for
+// a registry), and carries its text exposition line, rendered once when the informer
+// reports the shoot, for the exporter's handler (Collector.Handler): a scrape of 100,000
+// shoots copies lines instead of building, checking and encoding 100,000 series. It is
+// never changed once in the index; an update replaces it.
 type shootInfo struct {
 	name, namespace, seed, provider, region, purpose string
-	labels                                           []*dto.LabelPair
+	line                                             []byte
 }
 
 // Label names of garden_shoot_info in sorted order, as the exposition wants them.
@@ -149,24 +180,35 @@ func (s *shootInfo) Desc() *prometheus.Desc { return shootInfoDesc }
 
 // Write implements prometheus.Metric.
 func (s *shootInfo) Write(out *dto.Metric) error {
-	out.Label = s.labels
-	out.Gauge = infoGauge
+	values := [...]*string{&s.name, &s.namespace, &s.provider, &s.purpose, &s.region, &s.seed}
+	pairs := make([]dto.LabelPair, len(values))
+	out.Label = make([]*dto.LabelPair, len(values))
+	for i := range values {
+		pairs[i].Name, pairs[i].Value = &shootInfoLabelNames[i], values[i]
+		out.Label[i] = &pairs[i]
+	}
+	out.Gauge = &dto.Gauge{Value: &one}
 	return nil
 }
 
-// labelPairs builds the series' labels, in label-name order.
-func (s *shootInfo) labelPairs() []*dto.LabelPair {
-	values := [...]*string{&s.name, &s.namespace, &s.provider, &s.purpose, &s.region, &s.seed}
-	pairs := make([]dto.LabelPair, len(values))
-	out := make([]*dto.LabelPair, len(values))
-	for i := range values {
-		pairs[i].Name, pairs[i].Value = &shootInfoLabelNames[i], values[i]
-		out[i] = &pairs[i]
+// textLine renders the series as one line of the text exposition format.
+func (s *shootInfo) textLine() []byte {
+	var b strings.Builder
+	b.WriteString("garden_shoot_info{")
+	for i, v := range [...]string{s.name, s.namespace, s.provider, s.purpose, s.region, s.seed} {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(shootInfoLabelNames[i])
+		b.WriteString(`="`)
+		labelValueEscaper.WriteString(&b, v)
+		b.WriteByte('"')
 	}
-	return out
+	b.WriteString("} 1\n")
+	return []byte(b.String())
 }
 
-// infoGauge is the value of every info series, shared: nobody writes it.
-var infoGauge = &dto.Gauge{Value: &one}
+// labelValueEscaper escapes a label value as the text format wants it.
+var labelValueEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
 
 var one = 1.0

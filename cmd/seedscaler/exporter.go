@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -45,6 +46,8 @@ func runExporter(ctx context.Context, o *app.Options) error {
 	}
 	mgr, err := o.NewManager("exporter", cfg, func(opts *manager.Options) {
 		opts.LeaderElection = false
+		// The exporter serves /metrics itself (exporter.Collector.Handler).
+		opts.Metrics.BindAddress = "0"
 	})
 	if err != nil {
 		return err
@@ -53,10 +56,30 @@ func runExporter(ctx context.Context, o *app.Options) error {
 	if err != nil {
 		return err
 	}
-	// The manager's metrics server serves this registry on /metrics, next to the
-	// client's and the process's own metrics.
+	// /metrics serves controller-runtime's registry (the collector, the client's and the
+	// process's own metrics) and the per-shoot series from their pre-rendered lines.
 	if err := ctrlmetrics.Registry.Register(exp.Collector()); err != nil {
 		return fmt.Errorf("registering the exporter's collector: %w", err)
+	}
+	if o.MetricsBindAddress != "0" {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", exp.Collector().Handler(ctrlmetrics.Registry))
+		srv := &http.Server{Addr: o.MetricsBindAddress, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+			errs := make(chan error, 1)
+			go func() { errs <- srv.ListenAndServe() }()
+			log.Info("Serving metrics", "address", o.MetricsBindAddress)
+			select {
+			case err := <-errs:
+				return fmt.Errorf("serving metrics on %s: %w", o.MetricsBindAddress, err)
+			case <-ctx.Done():
+				shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				return srv.Shutdown(shutdown)
+			}
+		})); err != nil {
+			return err
+		}
 	}
 	if err := mgr.Add(manager.RunnableFunc(exp.Start)); err != nil {
 		return err
