@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -43,6 +46,23 @@ func bigLandscape(tb testing.TB, seeds, shoots int) (http.Handler, uint64) {
 	h := c.Handler(reg)
 	after := heapAlloc()
 	return h, after - before
+}
+
+// peakRSS is this process's peak resident set size (VmHWM): an upper bound of what the
+// exporter needs for the same objects, since this process also built them as typed and
+// unstructured objects first.
+func peakRSS(tb testing.TB) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	require.NoError(tb, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			require.NoError(tb, err)
+			return kb * 1024
+		}
+	}
+	tb.Fatal("no VmHWM in /proc/self/status")
+	return 0
 }
 
 func heapAlloc() uint64 {
@@ -91,6 +111,7 @@ func BenchmarkScrape(b *testing.B) {
 				scrape(b, h)
 			}
 			b.ReportMetric(float64(held)/(1<<20), "heap-MiB")
+			b.ReportMetric(peakRSS(b)/(1<<20), "peak-RSS-MiB")
 		})
 	}
 }
