@@ -1,11 +1,8 @@
 package main
 
 import (
-	goflag "flag"
-
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/seedscaler/seedscaler/adapter"
@@ -27,13 +24,5 @@ Replicas are stateless and all serve. See docs/adapter.md.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	// The chart passes --v to every part; the API server logs through klog.
-	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	for _, name := range []string{"v", "vmodule"} {
-		if cmd.Flags().Lookup(name) == nil {
-			cmd.Flags().AddGoFlag(klogFlags.Lookup(name))
-		}
-	}
 	return cmd
 }
