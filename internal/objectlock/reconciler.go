@@ -54,6 +54,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		log.Info("worker threads of controller "+r.Name, "usedWorkerThreads", busy, "maxWorkerThreads", r.MaxConcurrentReconciles)
 	}
 
+	if r.Responsible == nil && r.Locker == nil {
+		// Nothing to decide from metadata and nothing to lock (leader-election mode): no
+		// read, so no metadata informer beside the controller's own watch of the kind.
+		return r.Inner.Reconcile(ctx, req)
+	}
 	meta := &metav1.PartialObjectMetadata{}
 	meta.SetGroupVersionKind(r.Kind)
 	if err := r.Reader.Get(ctx, req.NamespacedName, meta); err != nil {
