@@ -1,11 +1,9 @@
 package main
 
 import (
-	goflag "flag"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -45,11 +43,5 @@ func schedulerCommand() *cobra.Command {
 	}
 	opts.AddFlags(cmd.Flags(), 8080, 8081)
 	cmd.Flags().StringVar(&configPath, "config", "", "Path of the scheduler configuration file (docs/scheduler.md); defaults when empty.")
-	// The chart passes --v to every part; the scheduler logs through klog.
-	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	for _, name := range []string{"v", "vmodule"} {
-		cmd.Flags().AddGoFlag(klogFlags.Lookup(name))
-	}
 	return cmd
 }
