@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/dashboards"
 	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/local"
 )
 
@@ -83,6 +85,9 @@ func run(m *testing.M) (int, error) {
 // ManagedSeed name (ordinal) created again after it was deleted.
 type watcher struct {
 	reader client.Reader
+	// usage counts the shoots on each seed from the watcher's shoot informer, as the
+	// scheduler counts them.
+	usage *usage.Index
 
 	mu         sync.Mutex
 	violations []string
@@ -94,7 +99,7 @@ func newWatcher(ctx context.Context, t *testing.T, st *local.Stack) *watcher {
 	t.Helper()
 	c, err := cache.New(st.Env.Config, cache.Options{Scheme: st.Env.Scheme})
 	require.NoError(t, err)
-	w := &watcher{reader: c, deleted: map[string]bool{}}
+	w := &watcher{reader: c, usage: usage.NewIndex(), deleted: map[string]bool{}}
 
 	seeds, err := c.GetInformer(ctx, &gardencorev1beta1.Seed{})
 	require.NoError(t, err)
@@ -104,7 +109,7 @@ func newWatcher(ctx context.Context, t *testing.T, st *local.Stack) *watcher {
 				obj = tomb.Obj
 			}
 			if seed, ok := obj.(*gardencorev1beta1.Seed); ok {
-				if n := w.shootsOn(ctx, seed.Name); n > 0 {
+				if n := w.usage.Count(seed.Name); n > 0 {
 					w.violate("seed %s was deleted while %d shoots used it", seed.Name, n)
 				}
 			}
@@ -114,9 +119,17 @@ func newWatcher(ctx context.Context, t *testing.T, st *local.Stack) *watcher {
 
 	shoots, err := c.GetInformer(ctx, &gardencorev1beta1.Shoot{})
 	require.NoError(t, err)
-	check := func(any) { w.checkCapacity(ctx) }
+	// The index first, then the seeds the shoot occupies: only they can have filled up.
+	count := w.usage.Handler()
+	check := func(obj any) {
+		if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
+			w.checkCapacity(ctx, usage.SeedNames(shoot))
+		}
+	}
 	_, err = shoots.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { check(obj) }, UpdateFunc: func(_, obj any) { check(obj) },
+		AddFunc:    func(obj any) { count.OnAdd(obj, false); check(obj) },
+		UpdateFunc: func(old, obj any) { count.OnUpdate(old, obj); check(obj) },
+		DeleteFunc: func(obj any) { count.OnDelete(obj) },
 	})
 	require.NoError(t, err)
 
@@ -187,38 +200,19 @@ func (w *watcher) replicaHistory(from int) []int32 {
 	return append([]int32(nil), w.replicas[from:]...)
 }
 
-// shootsOn counts the shoots that use a seed, as the scheduler counts them.
-func (w *watcher) shootsOn(ctx context.Context, seed string) int {
-	var shoots gardencorev1beta1.ShootList
-	if err := w.reader.List(ctx, &shoots); err != nil {
-		return 0
-	}
-	n := 0
-	for _, s := range shoots.Items {
-		if onSeed(&s, seed) {
-			n++
+// checkCapacity records every one of the seeds that hosts more shoots than its allocatable.
+func (w *watcher) checkCapacity(ctx context.Context, seeds []string) {
+	for _, name := range seeds {
+		var seed gardencorev1beta1.Seed
+		if err := w.reader.Get(ctx, client.ObjectKey{Name: name}, &seed); err != nil {
+			continue
 		}
-	}
-	return n
-}
-
-func onSeed(s *gardencorev1beta1.Shoot, seed string) bool {
-	return (s.Spec.SeedName != nil && *s.Spec.SeedName == seed) || (s.Status.SeedName != nil && *s.Status.SeedName == seed)
-}
-
-// checkCapacity records every seed that hosts more shoots than its allocatable.
-func (w *watcher) checkCapacity(ctx context.Context) {
-	var seeds gardencorev1beta1.SeedList
-	if err := w.reader.List(ctx, &seeds); err != nil {
-		return
-	}
-	for _, seed := range seeds.Items {
 		q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]
 		if !ok {
 			continue
 		}
-		if n := w.shootsOn(ctx, seed.Name); int64(n) > q.Value() {
-			w.violate("seed %s hosts %d shoots, above its allocatable %d", seed.Name, n, q.Value())
+		if n := w.usage.Count(name); int64(n) > q.Value() {
+			w.violate("seed %s hosts %d shoots, above its allocatable %d", name, n, q.Value())
 		}
 	}
 }
@@ -415,7 +409,7 @@ func busiestSeed(ctx context.Context, t *testing.T, c client.Client) string {
 func deleteTenantsExceptOn(ctx context.Context, t *testing.T, c client.Client, seed string) {
 	t.Helper()
 	for _, s := range tenantShoots(ctx, t, c) {
-		if !onSeed(&s, seed) {
+		if !slices.Contains(usage.SeedNames(&s), seed) {
 			require.NoError(t, client.IgnoreNotFound(c.Delete(ctx, &s)))
 		}
 	}
