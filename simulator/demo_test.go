@@ -8,27 +8,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/runtime"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/manifest"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
-
-// readExample decodes the one object of a file in examples/ into obj.
-func readExample(t *testing.T, root, file string, obj any) {
-	t.Helper()
-	objs, err := manifest.ReadFile(filepath.Join(root, file))
-	require.NoError(t, err)
-	require.Len(t, objs, 1, file)
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, obj))
-}
 
 // TestDemoDayFitsTheDemo loads examples/config/demo-day.yaml and checks it against the demo
 // landscape in examples/demo: its demand grows the set to 6-8 seeds and shrinks it again,
@@ -41,13 +30,13 @@ func TestDemoDayFitsTheDemo(t *testing.T) {
 	require.NoError(t, err)
 
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	readExample(t, root, "examples/demo/20-managedseedset.yaml", set)
+	require.NoError(t, testenv.ReadExample("demo/20-managedseedset.yaml", set))
 	autoscaler := &seedmanagementv1alpha1.SeedAutoscaler{}
-	readExample(t, root, "examples/demo/30-seedautoscaler.yaml", autoscaler)
+	require.NoError(t, testenv.ReadExample("demo/30-seedautoscaler.yaml", autoscaler))
 	soil := &gardencorev1beta1.Seed{}
-	readExample(t, root, "examples/demo/10-soil.yaml", soil)
+	require.NoError(t, testenv.ReadExample("demo/10-soil.yaml", soil))
 	cloudProfile := &gardencorev1beta1.CloudProfile{}
-	readExample(t, root, "examples/landscape/10-cloudprofile.yaml", cloudProfile)
+	require.NoError(t, testenv.ReadExample("landscape/10-cloudprofile.yaml", cloudProfile))
 
 	// Speed and duration: `seedscaler local` runs 6 wall-clock minutes at speed 240.
 	assert.Equal(t, 240.0, cfg.Speed)
