@@ -21,6 +21,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Reasons of the BackupBucketsReady condition the simulated gardenlets write.
@@ -72,7 +73,7 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 	operations := make(map[string]*gardencorev1beta1.LastOperation, len(shoots))
 	for i := range shoots {
 		if op := shoots[i].Status.LastOperation; op != nil {
-			operations[shoots[i].Namespace+"/"+shoots[i].Name] = op
+			operations[usage.Key(&shoots[i])] = op
 		}
 	}
 	shootOperation := func(namespace, name string) *gardencorev1beta1.LastOperation { return operations[namespace+"/"+name] }

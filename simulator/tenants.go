@@ -16,6 +16,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // expectationTimeout is how long (wall-clock time) a tenant's own create or delete counts
@@ -65,7 +66,7 @@ func TenantChanges(desired map[string]int, live map[string][]*gardencorev1beta1.
 			if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 				return a.CreationTimestamp.Before(&b.CreationTimestamp)
 			}
-			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+			return usage.Key(a) < usage.Key(b)
 		})
 		var keep []*gardencorev1beta1.Shoot
 		for _, sh := range shoots {
@@ -93,7 +94,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	seen := make(map[string]bool, len(shoots))
 	for i := range shoots {
 		sh := &shoots[i]
-		seen[sh.Namespace+"/"+sh.Name] = true
+		seen[usage.Key(sh)] = true
 		if !IsTenant(sh) {
 			continue
 		}
@@ -136,7 +137,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 			errs = append(errs, fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
 			continue
 		}
-		delete(s.expectCreated, sh.Namespace+"/"+sh.Name)
+		delete(s.expectCreated, usage.Key(sh))
 		s.expectDeleted[sh.UID] = now
 		log.FromContext(ctx).V(1).Info("Tenant deleted a shoot", "shoot", klog.KObj(sh))
 	}
@@ -159,7 +160,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 				}
 				continue // a name drawn twice: the next step makes up for it
 			}
-			s.expectCreated[sh.Namespace+"/"+sh.Name] = expectedShoot{shoot: sh, at: now}
+			s.expectCreated[usage.Key(sh)] = expectedShoot{shoot: sh, at: now}
 			log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
 		}
 	}
