@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 )
@@ -67,7 +66,7 @@ func TakeSample(elapsed time.Duration, desired map[string]int, shoots []gardenco
 	}
 	used := 0
 	for i := range seeds {
-		if !meta.IsStatusConditionPresentAndEqual(seeds[i].Status.Conditions, gardencorev1beta1.SeedGardenletReady, metav1.ConditionTrue) {
+		if !meta.IsStatusConditionTrue(seeds[i].Status.Conditions, gardencorev1beta1.SeedGardenletReady) {
 			continue
 		}
 		smp.SeedsReady++
