@@ -149,27 +149,7 @@ func ScaleUpLimit(now time.Time, current int32, events []ScaleEvent, r Rules) in
 	if r.SelectPolicy == SelectDisabled {
 		return current
 	}
-	limit := int32(math.MinInt32)
-	if r.SelectPolicy == SelectMin {
-		limit = math.MaxInt32
-	}
-	for _, p := range r.Policies {
-		start := current - changeInPeriod(now, p.Period, events)
-		var proposed int32
-		if p.Type == PolicyReplicas {
-			proposed = start + p.Value
-		} else {
-			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-		}
-		if r.SelectPolicy == SelectMin {
-			limit = min(limit, proposed)
-		} else {
-			limit = max(limit, proposed)
-		}
-	}
-	if len(r.Policies) == 0 {
-		limit = math.MaxInt32
-	}
+	limit := policyLimit(now, current, events, r, true)
 	if current == 0 {
 		limit = max(limit, 1)
 	}
@@ -181,28 +161,44 @@ func ScaleDownLimit(now time.Time, current int32, events []ScaleEvent, r Rules) 
 	if r.SelectPolicy == SelectDisabled {
 		return current
 	}
-	limit := int32(math.MaxInt32)
-	if r.SelectPolicy == SelectMin {
-		limit = math.MinInt32
-	}
-	for _, p := range r.Policies {
-		start := current - changeInPeriod(now, p.Period, events)
-		var proposed int32
-		if p.Type == PolicyReplicas {
-			proposed = start - p.Value
-		} else {
-			proposed = int32(float64(start) * (1 - float64(p.Value)/100))
-		}
-		if r.SelectPolicy == SelectMin {
-			limit = max(limit, proposed)
-		} else {
-			limit = min(limit, proposed)
-		}
-	}
+	return policyLimit(now, current, events, r, false)
+}
+
+// policyLimit is the bound the policies put on scaling up (or down) now: each policy
+// proposes one from the replicas at the start of its period, and SelectPolicy picks the
+// loosest (Max: the one allowing the most change) or the tightest (Min). Without
+// policies there is no bound.
+func policyLimit(now time.Time, current int32, events []ScaleEvent, r Rules, up bool) int32 {
 	if len(r.Policies) == 0 {
-		limit = 0
+		if up {
+			return math.MaxInt32
+		}
+		return 0
+	}
+	var limit int32
+	for i, p := range r.Policies {
+		proposed := proposeLimit(current-changeInPeriod(now, p.Period, events), p, up)
+		looser := (proposed > limit) == up
+		if i == 0 || looser == (r.SelectPolicy != SelectMin) {
+			limit = proposed
+		}
 	}
 	return limit
+}
+
+// proposeLimit is the bound one policy allows from start; a Percent bound rounds
+// away from start (up) or toward zero (down).
+func proposeLimit(start int32, p Policy, up bool) int32 {
+	switch {
+	case p.Type == PolicyReplicas && up:
+		return start + p.Value
+	case p.Type == PolicyReplicas:
+		return start - p.Value
+	case up:
+		return int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+	default:
+		return int32(float64(start) * (1 - float64(p.Value)/100))
+	}
 }
 
 // RecordScaleEvent appends a change of replicas to the history and drops the events no
