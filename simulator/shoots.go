@@ -6,6 +6,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,10 +22,10 @@ import (
 // ManagedSeedSets' replicas alike.
 func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1beta1.Shoot, now time.Time) []error {
 	var errs []error
-	seen := make(map[string]bool, len(shoots))
+	seen := make(map[types.UID]bool, len(shoots))
 	for i := range shoots {
 		shoot := &shoots[i]
-		seen[string(shoot.UID)] = true
+		seen[shoot.UID] = true
 		var err error
 		if shoot.DeletionTimestamp != nil {
 			err = s.reconcileShootDeletion(ctx, shoot, now)
@@ -36,12 +38,12 @@ func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1be
 	}
 	// Forget shoots that are gone.
 	for uid := range s.operationDue {
-		if !seen[string(uid)] {
+		if !seen[uid] {
 			delete(s.operationDue, uid)
 		}
 	}
 	for uid := range s.deletionDue {
-		if !seen[string(uid)] {
+		if !seen[uid] {
 			delete(s.deletionDue, uid)
 		}
 	}
@@ -83,7 +85,7 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 		next = processing(op.Type, now)
 	case ActionFinish:
 		next = &gardencorev1beta1.LastOperation{Type: op.Type, State: gardencorev1beta1.LastOperationStateSucceeded,
-			Progress: 100, LastUpdateTime: metaTime(now), Description: fmt.Sprintf("%s of the shoot succeeded (simulated).", op.Type)}
+			Progress: 100, LastUpdateTime: metav1.NewTime(now), Description: fmt.Sprintf("%s of the shoot succeeded (simulated).", op.Type)}
 		if s.rand.Float64() < s.cfg.Shoots.FailureRate {
 			next.State, next.Progress = gardencorev1beta1.LastOperationStateFailed, 0
 			next.Description = fmt.Sprintf("%s of the shoot failed (simulated infrastructure failure); annotate it %s=%s to retry.",
@@ -143,5 +145,5 @@ func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencor
 
 func processing(typ gardencorev1beta1.LastOperationType, now time.Time) *gardencorev1beta1.LastOperation {
 	return &gardencorev1beta1.LastOperation{Type: typ, State: gardencorev1beta1.LastOperationStateProcessing,
-		LastUpdateTime: metaTime(now), Description: fmt.Sprintf("%s of the shoot is in progress (simulated).", typ)}
+		LastUpdateTime: metav1.NewTime(now), Description: fmt.Sprintf("%s of the shoot is in progress (simulated).", typ)}
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -227,5 +226,3 @@ func (s *Simulator) ensureNamespace(ctx context.Context, name string) error {
 	s.namespaces[name] = true
 	return nil
 }
-
-func metaTime(t time.Time) metav1.Time { return metav1.NewTime(t) }
