@@ -7,6 +7,7 @@ package managedseedset
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -163,16 +164,7 @@ func (r *Reconciler) setsOfSeeds(ctx context.Context, seedNames ...string) []rec
 // SeedNamesChanged reports whether a shoot update moved it on or off a seed: only then can a
 // blocked scale-in change.
 func (r *Reconciler) SeedNamesChanged(oldShoot, newShoot *gardencorev1beta1.Shoot) bool {
-	a, b := usage.SeedNames(oldShoot), usage.SeedNames(newShoot)
-	if len(a) != len(b) {
-		return true
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return true
-		}
-	}
-	return false
+	return !slices.Equal(usage.SeedNames(oldShoot), usage.SeedNames(newShoot))
 }
 
 // shootsOnSeedsHandler feeds every shoot event into the usage index first and then enqueues
