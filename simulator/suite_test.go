@@ -23,14 +23,10 @@ import (
 var env *testenv.Environment
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	return testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+	os.Exit(testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
 		env = e
 		return m.Run()
-	})
+	}))
 }
 
 // epoch is where every fake clock starts; a whole second, so Lease renew times (microseconds)
