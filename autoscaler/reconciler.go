@@ -12,6 +12,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -249,20 +250,8 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 		}
 		obs.managedSeeds = list.Items
 	}
-	seeds := &gardencorev1beta1.SeedList{}
-	if err := r.Client.List(ctx, seeds, client.MatchingLabelsSelector{Selector: selector}); err != nil {
-		return nil, fmt.Errorf("listing the seeds of %s %s/%s: %w", ref.Kind, sa.Namespace, ref.Name, err)
-	}
-	// Seeds are cluster-scoped: of a ManagedSeedSet, only the seeds of its own ManagedSeeds
-	// (named alike) count, even if a set elsewhere uses the same labels.
-	mine := map[string]bool{}
-	for _, ms := range obs.managedSeeds {
-		mine[ms.Name] = true
-	}
-	for i := range seeds.Items {
-		if obs.set == nil || mine[seeds.Items[i].Name] {
-			obs.seeds[seeds.Items[i].Name] = &seeds.Items[i]
-		}
+	if err := r.readSeeds(ctx, sa, selector, obs); err != nil {
+		return nil, err
 	}
 
 	for _, res := range resourcesOf(sa) {
@@ -290,6 +279,37 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 		obs.pending = &sample{value: pending.Value.AsApproximateFloat64(), at: pending.Timestamp.Time}
 	}
 	return obs, nil
+}
+
+// readSeeds fills obs.seeds with the target's seeds from the cache. Seeds are
+// cluster-scoped: of a ManagedSeedSet, only the seeds of its own ManagedSeeds (named
+// alike) count, even if a set elsewhere uses the same labels, so those are read by name
+// rather than by a list of every seed; of any other target, every seed its selector matches.
+func (r *Reconciler) readSeeds(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
+	ref := sa.Spec.ScaleTargetRef
+	if obs.set != nil {
+		for _, ms := range obs.managedSeeds {
+			seed := &gardencorev1beta1.Seed{}
+			if err := r.Client.Get(ctx, client.ObjectKey{Name: ms.Name}, seed); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue // not registered yet
+				}
+				return fmt.Errorf("reading Seed %s of %s %s/%s: %w", ms.Name, ref.Kind, sa.Namespace, ref.Name, err)
+			}
+			if selector.Matches(labels.Set(seed.Labels)) {
+				obs.seeds[seed.Name] = seed
+			}
+		}
+		return nil
+	}
+	seeds := &gardencorev1beta1.SeedList{}
+	if err := r.Client.List(ctx, seeds, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return fmt.Errorf("listing the seeds of %s %s/%s: %w", ref.Kind, sa.Namespace, ref.Name, err)
+	}
+	for i := range seeds.Items {
+		obs.seeds[seeds.Items[i].Name] = &seeds.Items[i]
+	}
+	return nil
 }
 
 // writeDecision puts the decision into status, and emits a Warning the moment metrics
