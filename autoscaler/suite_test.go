@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -26,7 +25,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -171,12 +169,8 @@ func newFixture(t *testing.T, name string) *fixture {
 // by a label unique to the test, with the given replicas and status.selector.
 func (f *fixture) createSet(replicas int32, annotations map[string]string) *seedmanagementv1alpha1.ManagedSeedSet {
 	f.t.Helper()
-	root, err := testenv.RepositoryRoot()
-	require.NoError(f.t, err)
-	data, err := os.ReadFile(filepath.Join(root, "examples", "managedseedset.yaml"))
-	require.NoError(f.t, err)
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	require.NoError(f.t, yaml.Unmarshal(data, set))
+	require.NoError(f.t, testenv.ReadExample("managedseedset.yaml", set))
 	set.Name, set.Namespace, set.Annotations = f.name, f.ns, annotations
 	set.Spec.Replicas = ptr.To(replicas)
 	set.Spec.Selector.MatchLabels["set"] = seedmanagementv1alpha1.LabelValue(f.name)
