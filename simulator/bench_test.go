@@ -87,13 +87,9 @@ func BenchmarkStep(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	require(createNamespace(ctx, env.Client, "garden-bench"))
+	ensureNamespace(b, "garden-bench")
 	for i := range seeds {
-		seed := &seeds[i]
-		status := seed.Status
-		require(env.Client.Create(ctx, seed))
-		seed.Status = status
-		require(env.Client.Status().Update(ctx, seed))
+		createSeed(b, &seeds[i])
 	}
 	// Create the shoots with a few writers at once, then report them created.
 	var wg sync.WaitGroup

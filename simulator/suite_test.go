@@ -109,12 +109,12 @@ func tenants(ctx context.Context, t *testing.T) []gardencorev1beta1.Shoot {
 	return out
 }
 
-func ensureNamespace(t *testing.T, name string) {
+func ensureNamespace(t testing.TB, name string) {
 	t.Helper()
 	require.NoError(t, createNamespace(t.Context(), env.Client, name))
 }
 
-func createSeed(t *testing.T, seed *gardencorev1beta1.Seed) {
+func createSeed(t testing.TB, seed *gardencorev1beta1.Seed) {
 	t.Helper()
 	status := seed.Status
 	require.NoError(t, env.Client.Create(t.Context(), seed))
