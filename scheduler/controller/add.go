@@ -92,7 +92,22 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	if err != nil {
 		return fmt.Errorf("feeding the seed snapshot from the seed informer: %w", err)
 	}
-	r.Synced = func() bool { return registration.HasSynced() && seedRegistration.HasSynced() }
+	regionsSynced := func() bool { return true }
+	if r.Config.Strategy == config.MinimalDistance {
+		r.regions = newRegionConfigs(r.Config.RegionConfigNamespace)
+		cmInformer, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{})
+		if err != nil {
+			return fmt.Errorf("getting the region-config informer: %w", err)
+		}
+		cmRegistration, err := cmInformer.AddEventHandler(r.regions.Handler())
+		if err != nil {
+			return fmt.Errorf("feeding the region configs from the ConfigMap informer: %w", err)
+		}
+		regionsSynced = cmRegistration.HasSynced
+	}
+	r.Synced = func() bool {
+		return registration.HasSynced() && seedRegistration.HasSynced() && regionsSynced()
+	}
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").

@@ -27,7 +27,6 @@ import (
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
-	"github.com/seedscaler/seedscaler/scheduler/region"
 )
 
 // EventReason is the reason of an event the scheduler emits on a shoot.
@@ -64,7 +63,7 @@ type Reconciler struct {
 	metrics      *metrics
 	pending      *pendingFits
 	seedSnapshot *seedSnapshot
-	regions      regionConfigs
+	regions      *regionConfigs
 
 	mu       sync.Mutex
 	failures map[string]int
@@ -224,11 +223,7 @@ func (r *Reconciler) input(ctx context.Context, shoot *gardencorev1beta1.Shoot) 
 	}
 	in.CloudProfile = cp
 	if r.Config.Strategy == config.MinimalDistance {
-		rc, err := r.regions.get(ctx, r.Client, r.Config.RegionConfigNamespace, name)
-		if err != nil {
-			return nil, err
-		}
-		in.RegionConfig = rc
+		in.RegionConfig = r.regions.get(name)
 	}
 	return in, nil
 }
@@ -250,43 +245,6 @@ func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.I
 	}
 	r.pending.set(key, fits, existing)
 	return fits, nil
-}
-
-// regionConfigs parses each region-config ConfigMap once per resourceVersion.
-type regionConfigs struct {
-	mu     sync.Mutex
-	parsed map[types.UID]parsedRegionConfig
-}
-
-type parsedRegionConfig struct {
-	resourceVersion string
-	config          *region.Config
-}
-
-func (rc *regionConfigs) get(ctx context.Context, c client.Reader, namespace, cloudProfile string) (*region.Config, error) {
-	list := &corev1.ConfigMapList{}
-	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{region.LabelPurpose: region.PurposeRegionConfig}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing region configs in namespace %s: %w", namespace, err)
-	}
-	cms := make([]*corev1.ConfigMap, len(list.Items))
-	for i := range list.Items {
-		cms[i] = &list.Items[i]
-	}
-	cm := region.Select(cms, cloudProfile)
-	if cm == nil {
-		return nil, nil
-	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if rc.parsed == nil {
-		rc.parsed = map[types.UID]parsedRegionConfig{}
-	}
-	if p, ok := rc.parsed[cm.UID]; ok && p.resourceVersion == cm.ResourceVersion {
-		return p.config, nil
-	}
-	parsed := region.Parse(cm)
-	rc.parsed[cm.UID] = parsedRegionConfig{resourceVersion: cm.ResourceVersion, config: parsed}
-	return parsed, nil
 }
 
 func joinKeys(keys []types.NamespacedName) string {

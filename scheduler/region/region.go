@@ -4,6 +4,7 @@ package region
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,11 +83,8 @@ func Select(cms []*corev1.ConfigMap, cloudProfile string) *corev1.ConfigMap {
 		if cm.Labels[LabelPurpose] != PurposeRegionConfig {
 			continue
 		}
-		for _, name := range strings.Split(cm.Annotations[AnnotationCloudProfiles], ",") {
-			if strings.TrimSpace(name) == cloudProfile {
-				matching = append(matching, cm)
-				break
-			}
+		if slices.Contains(CloudProfiles(cm), cloudProfile) {
+			matching = append(matching, cm)
 		}
 	}
 	if len(matching) == 0 {
@@ -96,6 +94,16 @@ func Select(cms []*corev1.ConfigMap, cloudProfile string) *corev1.ConfigMap {
 		return matching[i].Namespace+"/"+matching[i].Name < matching[j].Namespace+"/"+matching[j].Name
 	})
 	return matching[0]
+}
+
+// CloudProfiles returns the CloudProfiles a region-config ConfigMap is for: the names of
+// its cloudprofiles annotation.
+func CloudProfiles(cm *corev1.ConfigMap) []string {
+	names := strings.Split(cm.Annotations[AnnotationCloudProfiles], ",")
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	return names
 }
 
 // orientations are the orientation words of region names, in the order Gardener looks for them.
