@@ -297,8 +297,7 @@ var (
 // typeNames says in YAML terms what a Go type of the configuration takes.
 var typeNames = map[string]string{
 	"float64": "number", "int": "whole number", "uint64": "whole number (0 or more)", "string": "string",
-	"bool": "boolean (true or false)", "v1alpha1.Profile": "string", "v1alpha1.Distribution": "string",
-	"simulator.Profile": "string", "simulator.Distribution": "string", "simulator.FaultType": "string",
+	"bool": "boolean (true or false)", "simulator.Profile": "string", "simulator.Distribution": "string", "simulator.FaultType": "string",
 }
 
 // findValue returns the paths (demand.lifetime.mean, faults[0].at) of the string value v in doc.
@@ -523,7 +522,7 @@ func validateDemand(d *DemandConfig) []error {
 		add("demand.profile", "unknown profile %q; use one of %s", d.Profile, strings.Join(names, ", "))
 	}
 	for i, p := range d.Projects {
-		if p == "" || len("garden-"+p) > 63 || strings.ToLower(p) != p || strings.ContainsAny(p, "./_ ") {
+		if p == "" || len(ProjectNamespacePrefix+p) > 63 || strings.ToLower(p) != p || strings.ContainsAny(p, "./_ ") {
 			add(fmt.Sprintf("demand.projects[%d]", i), "%q is not a project name: use lower-case letters, digits and '-', at most 56 characters", p)
 		}
 	}
