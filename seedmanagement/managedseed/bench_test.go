@@ -14,6 +14,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 // BenchmarkRegisterManagedSeeds measures registration throughput end to end against the
@@ -23,13 +24,13 @@ import (
 // single worker per controller.
 func BenchmarkRegisterManagedSeeds(b *testing.B) {
 	ctx := context.Background()
-	ns := unique("bench")
+	ns := testenv.Unique("bench")
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		b.Fatal(err)
 	}
 	names := make([]string, b.N)
 	for i := range names {
-		names[i] = unique("bench")
+		names[i] = testenv.Unique("bench")
 		shoot := builders.MakeShoot(ns, names[i]).Obj()
 		if err := env.Client.Create(ctx, shoot); err != nil {
 			b.Fatal(err)

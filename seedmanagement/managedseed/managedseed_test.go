@@ -25,9 +25,6 @@ const (
 	tick       = 100 * time.Millisecond
 )
 
-// unique returns a name not used before in this test binary, so tests can run with -count.
-func unique(prefix string) string { return testenv.Unique(prefix) }
-
 // namespace creates a namespace with a unique name starting with prefix.
 func namespace(ctx context.Context, t *testing.T, prefix string) string {
 	t.Helper()
@@ -136,7 +133,7 @@ func eventReasons(ctx context.Context, c *assert.CollectT, ms *seedmanagementv1a
 
 func TestManagedSeedWaitsForItsShootThenRegistersTheSeedFromItsTemplate(t *testing.T) {
 	ctx := context.Background()
-	ns, name := namespace(ctx, t, "wait"), unique("wait")
+	ns, name := namespace(ctx, t, "wait"), testenv.Unique("wait")
 	ms := templateManagedSeed(ns, name, "europe-west1")
 	key := client.ObjectKeyFromObject(ms)
 	require.NoError(t, env.Client.Create(ctx, ms))
@@ -189,7 +186,7 @@ func TestManagedSeedWaitsForItsShootThenRegistersTheSeedFromItsTemplate(t *testi
 
 func TestSeedFromGardenletConfigGetsItsResourcesAndSetLabels(t *testing.T) {
 	ctx := context.Background()
-	ns, name := namespace(ctx, t, "gardenlet"), unique("set-a")
+	ns, name := namespace(ctx, t, "gardenlet"), testenv.Unique("set-a")
 	ms := gardenletManagedSeed(ns, name, &seedmanagementv1alpha1.ResourcesConfiguration{
 		Capacity: corev1.ResourceList{"shoots": resourceMust("100"), "persistent-volumes": resourceMust("200")},
 		Reserved: corev1.ResourceList{"persistent-volumes": resourceMust("3")},
@@ -239,7 +236,7 @@ func TestSeedFromGardenletConfigGetsItsResourcesAndSetLabels(t *testing.T) {
 
 func TestTemplateChangeUpdatesTheSeed(t *testing.T) {
 	ctx := context.Background()
-	ns, name := namespace(ctx, t, "update"), unique("update")
+	ns, name := namespace(ctx, t, "update"), testenv.Unique("update")
 	ms := templateManagedSeed(ns, name, "europe-west1")
 	key := client.ObjectKeyFromObject(ms)
 	reconciledShoot(ctx, t, ns, name, gardencorev1beta1.LastOperationStateSucceeded)
@@ -269,7 +266,7 @@ func TestTemplateChangeUpdatesTheSeed(t *testing.T) {
 
 func TestDeletionWaitsUntilNoShootUsesTheSeed(t *testing.T) {
 	ctx := context.Background()
-	ns, name := namespace(ctx, t, "delete"), unique("delete")
+	ns, name := namespace(ctx, t, "delete"), testenv.Unique("delete")
 	tenants := namespace(ctx, t, "tenants")
 	ms := templateManagedSeed(ns, name, "europe-west1")
 	key := client.ObjectKeyFromObject(ms)
@@ -311,7 +308,7 @@ func TestDeletionWaitsUntilNoShootUsesTheSeed(t *testing.T) {
 
 func TestSeedOfAnotherOwnerIsNeverTaken(t *testing.T) {
 	ctx := context.Background()
-	ns, name := namespace(ctx, t, "conflict"), unique("conflict")
+	ns, name := namespace(ctx, t, "conflict"), testenv.Unique("conflict")
 	require.NoError(t, env.Client.Create(ctx, builders.MakeSeed(name).Labels("hand", "made").Obj()))
 	ms := templateManagedSeed(ns, name, "europe-west1")
 	key := client.ObjectKeyFromObject(ms)

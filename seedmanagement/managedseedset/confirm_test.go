@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -23,7 +24,7 @@ func TestScaleInConfirmsOnTheAPIServerThatTheSeedIsEmpty(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "confirm")
-	set := unique("confirm")
+	set := testenv.Unique("confirm")
 	key := createSet(ctx, t, ns, set, 1)
 	requireSettled(ctx, t, key, 1)
 	replica := client.ObjectKey{Namespace: ns, Name: set + "-0"}

@@ -27,9 +27,6 @@ const (
 	tick       = 100 * time.Millisecond
 )
 
-// unique returns a name not used before in this test binary, so tests can run with -count.
-func unique(prefix string) string { return testenv.Unique(prefix) }
-
 // namespace creates a namespace with a unique name starting with prefix.
 func namespace(ctx context.Context, t *testing.T, prefix string) string {
 	t.Helper()

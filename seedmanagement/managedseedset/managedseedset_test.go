@@ -15,13 +15,14 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 func TestScaleOutAndInRemovesOnlyEmptyUnprotectedReplicasInOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "scale")
-	set := unique("scale")
+	set := testenv.Unique("scale")
 	key := createSet(ctx, t, ns, set, 0)
 
 	s := requireSettled(ctx, t, key, 0)
@@ -133,7 +134,7 @@ func TestFailingShootIsRetriedBoundedlyThenTheSetMovesOn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "retry")
-	set := unique("retry")
+	set := testenv.Unique("retry")
 	failing := client.ObjectKey{Namespace: ns, Name: set + "-0"}
 	gardenlet.setFailing(failing, true)
 	key := createSet(ctx, t, ns, set, 1)
@@ -186,7 +187,7 @@ func TestRollingUpdateWithPartitionRevisionsAndRollback(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "roll")
-	set := unique("roll")
+	set := testenv.Unique("roll")
 	key := createSet(ctx, t, ns, set, 4)
 	updateSet(ctx, t, key, func(s *seedmanagementv1alpha1.ManagedSeedSet) {
 		s.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](2)
@@ -304,7 +305,7 @@ func TestDeletingTheSetScalesItToZeroUnderTheSameRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "del")
-	set := unique("del")
+	set := testenv.Unique("del")
 	key := createSet(ctx, t, ns, set, 3)
 	requireSettled(ctx, t, key, 3)
 	annotateManagedSeed(ctx, t, ns, set+"-1", seedmanagementv1alpha1.AnnotationProtectFromDeletion, "true")
@@ -347,7 +348,7 @@ func TestPendingReplicaWaitsForItsSeedAndItsShootsHealth(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ns := namespace(ctx, t, "pending")
-	set := unique("pending")
+	set := testenv.Unique("pending")
 	replica := client.ObjectKey{Namespace: ns, Name: set + "-0"}
 	gardenlet.stopHeartbeat(replica.Name, true)
 	gardenlet.setUnhealthy(replica, true)

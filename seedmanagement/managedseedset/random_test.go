@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 // TestRandomScalingWhileShootsLand scales sets up and down many times, from fixed seeds, while
@@ -44,7 +45,7 @@ func randomScaling(t *testing.T, seed uint64, iterations int) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 0))
 	ns := namespace(ctx, t, "random")
-	set := unique(fmt.Sprintf("random%d-", seed))
+	set := testenv.Unique(fmt.Sprintf("random%d-", seed))
 	key := createSet(ctx, t, ns, set, 0)
 	requireSettled(ctx, t, key, 0)
 	placed := tenants{}

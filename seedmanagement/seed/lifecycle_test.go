@@ -26,9 +26,6 @@ const (
 	tick       = 100 * time.Millisecond
 )
 
-// unique returns a name not used before in this test binary, so tests can run with -count.
-func unique(prefix string) string { return testenv.Unique(prefix) }
-
 // renew plays the gardenlet: it creates or renews the seed's heartbeat Lease now.
 func renew(ctx context.Context, t *testing.T, seed string) {
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: LeaseNamespace, Name: seed}}
@@ -58,7 +55,7 @@ func gardenletReady(ctx context.Context, c *assert.CollectT, name string) *metav
 
 func TestHeartbeatStalenessFlipsGardenletReady(t *testing.T) {
 	ctx := context.Background()
-	name := unique("heartbeat")
+	name := testenv.Unique("heartbeat")
 	seed := builders.MakeSeed(name).Obj()
 	require.NoError(t, env.Client.Create(ctx, seed))
 	// The simulator owns BackupBucketsReady; the lifecycle controller must keep it. The
@@ -115,7 +112,7 @@ func TestHeartbeatStalenessFlipsGardenletReady(t *testing.T) {
 
 func TestUsageFollowsShoots(t *testing.T) {
 	ctx := context.Background()
-	ns, seedA, seedB := unique("usage"), unique("usage-a"), unique("usage-b")
+	ns, seedA, seedB := testenv.Unique("usage"), testenv.Unique("usage-a"), testenv.Unique("usage-b")
 	require.NoError(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	require.NoError(t, env.Client.Create(ctx, builders.MakeSeed(seedA).Obj()))
 	require.NoError(t, env.Client.Create(ctx, builders.MakeSeed(seedB).Obj()))
