@@ -27,12 +27,13 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/cmd/options"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/dynamicmapper"
+
+	"github.com/seedscaler/seedscaler/internal/app"
 )
 
 // The adapter lists the objects its rules describe from a metadata cache, to resolve the
@@ -211,24 +212,15 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	if path == "" {
 		path = os.Getenv("KUBECONFIG")
 	}
-	if path == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("no --kubeconfig given, $KUBECONFIG unset, and not in a cluster: %w", err)
+	if path != "" {
+		if o.Server.Authentication.RemoteKubeConfigFile == "" {
+			o.Server.Authentication.RemoteKubeConfigFile = path
 		}
-		return cfg, nil
+		if o.Server.Authorization.RemoteKubeConfigFile == "" {
+			o.Server.Authorization.RemoteKubeConfigFile = path
+		}
 	}
-	if o.Server.Authentication.RemoteKubeConfigFile == "" {
-		o.Server.Authentication.RemoteKubeConfigFile = path
-	}
-	if o.Server.Authorization.RemoteKubeConfigFile == "" {
-		o.Server.Authorization.RemoteKubeConfigFile = path
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
-	}
-	return cfg, nil
+	return (&app.Options{Kubeconfig: path}).RESTConfig()
 }
 
 func metricsHandler(reg *prometheus.Registry) http.Handler {
