@@ -208,11 +208,7 @@ func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1
 	project := d.Projects[s.rand.IntN(len(d.Projects))]
 	var loc Location
 	if key == AnyLocation {
-		weights := make([]float64, len(d.Locations))
-		for i, l := range d.Locations {
-			weights[i] = l.Weight
-		}
-		loc = d.Locations[PickWeighted(weights, s.rand.Float64())]
+		loc = pickWeighted(d.Locations, func(l Location) float64 { return l.Weight }, s.rand.Float64())
 	} else {
 		provider, region, _ := strings.Cut(key, "/")
 		loc = Location{Provider: provider, Region: region, CloudProfile: provider}
@@ -240,22 +236,14 @@ func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1
 			Networking:       &gardencorev1beta1.Networking{Nodes: ptr.To(d.NodesCIDR)},
 		},
 	}
-	purposes := make([]float64, len(d.Purposes))
-	for i, p := range d.Purposes {
-		purposes[i] = p.Weight
-	}
-	shoot.Spec.Purpose = ptr.To(d.Purposes[PickWeighted(purposes, s.rand.Float64())].Purpose)
+	shoot.Spec.Purpose = ptr.To(pickWeighted(d.Purposes, func(p WeightedPurpose) float64 { return p.Weight }, s.rand.Float64()).Purpose)
 	if s.rand.Float64() < d.HighAvailability {
 		shoot.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{HighAvailability: &gardencorev1beta1.HighAvailability{
 			FailureTolerance: gardencorev1beta1.FailureTolerance{Type: gardencorev1beta1.FailureToleranceTypeZone},
 		}}
 	}
 	if len(d.Tolerations) > 0 {
-		weights := make([]float64, len(d.Tolerations))
-		for i, t := range d.Tolerations {
-			weights[i] = t.Weight
-		}
-		for _, k := range d.Tolerations[PickWeighted(weights, s.rand.Float64())].Keys {
+		for _, k := range pickWeighted(d.Tolerations, func(t WeightedTolerations) float64 { return t.Weight }, s.rand.Float64()).Keys {
 			shoot.Spec.Tolerations = append(shoot.Spec.Tolerations, gardencorev1beta1.Toleration{Key: k})
 		}
 	}
@@ -263,4 +251,13 @@ func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1
 		shoot.Annotations = map[string]string{AnnotationExpiresAt: now.Add(s.real(lifetime)).UTC().Format(time.RFC3339Nano)}
 	}
 	return shoot
+}
+
+// pickWeighted picks one of items (not empty) by their weights; u is a uniform draw in [0, 1).
+func pickWeighted[T any](items []T, weight func(T) float64, u float64) T {
+	weights := make([]float64, len(items))
+	for i, item := range items {
+		weights[i] = weight(item)
+	}
+	return items[PickWeighted(weights, u)]
 }
