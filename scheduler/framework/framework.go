@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/region"
 )
@@ -39,6 +42,29 @@ type Input struct {
 	RegionConfig *region.Config
 	// Usage returns the shoots a seed hosts, including binds not yet seen by the informer.
 	Usage func(seed string) int
+
+	// selectors are the label selectors converted so far (see Selector).
+	selectors []convertedSelector
+}
+
+type convertedSelector struct {
+	from     *metav1.LabelSelector
+	selector labels.Selector
+	err      error
+}
+
+// Selector converts a label selector of the shoot or its cloud profile once per Input:
+// filters run per seed, and converting the same selector for every seed made up most of a
+// decision's time and allocations. An Input is not safe for concurrent use.
+func (in *Input) Selector(ls *metav1.LabelSelector) (labels.Selector, error) {
+	for _, c := range in.selectors {
+		if c.from == ls {
+			return c.selector, c.err
+		}
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	in.selectors = append(in.selectors, convertedSelector{from: ls, selector: sel, err: err})
+	return sel, err
 }
 
 // FilterPlugin rejects seeds a shoot must not be placed on.

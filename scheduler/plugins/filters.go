@@ -75,7 +75,7 @@ func (CloudProfileSeedSelector) Filter(in *framework.Input, seed *gardencorev1be
 	if in.CloudProfile == nil || in.CloudProfile.Spec.SeedSelector == nil {
 		return nil
 	}
-	return matchSelector(&in.CloudProfile.Spec.SeedSelector.LabelSelector, seed, ReasonCloudProfileSelector, "CloudProfile "+in.CloudProfile.Name)
+	return matchSelector(in, &in.CloudProfile.Spec.SeedSelector.LabelSelector, seed, ReasonCloudProfileSelector, "CloudProfile "+in.CloudProfile.Name)
 }
 
 // ShootSeedSelector keeps seeds whose labels match the Shoot's seedSelector.
@@ -87,11 +87,11 @@ func (ShootSeedSelector) Filter(in *framework.Input, seed *gardencorev1beta1.See
 	if in.Shoot.Spec.SeedSelector == nil {
 		return nil
 	}
-	return matchSelector(&in.Shoot.Spec.SeedSelector.LabelSelector, seed, ReasonShootSelector, "the shoot")
+	return matchSelector(in, &in.Shoot.Spec.SeedSelector.LabelSelector, seed, ReasonShootSelector, "the shoot")
 }
 
-func matchSelector(ls *metav1.LabelSelector, seed *gardencorev1beta1.Seed, reason framework.Reason, owner string) *framework.Status {
-	sel, err := metav1.LabelSelectorAsSelector(ls)
+func matchSelector(in *framework.Input, ls *metav1.LabelSelector, seed *gardencorev1beta1.Seed, reason framework.Reason, owner string) *framework.Status {
+	sel, err := in.Selector(ls)
 	if err != nil {
 		return framework.Reject(ReasonInvalidSeedSelector, "the seed selector of %s is invalid: %v", owner, err)
 	}
