@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -140,7 +141,7 @@ func TestFailedCreationsAreRetriedWhenAnnotated(t *testing.T) {
 	h.cfg.Shoots.FailureRate = 0
 	for _, sh := range failed {
 		orig := sh.DeepCopy()
-		setAnnotation(sh, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
+		metav1.SetMetaDataAnnotation(&sh.ObjectMeta, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
 		require.NoError(t, env.Client.Patch(h.ctx, sh, client.MergeFrom(orig)))
 	}
 	h.step(time.Second)
@@ -154,11 +155,4 @@ func TestFailedCreationsAreRetriedWhenAnnotated(t *testing.T) {
 	failed, succeeded = states()
 	assert.Empty(t, failed)
 	assert.Len(t, succeeded, n)
-}
-
-func setAnnotation(sh *gardencorev1beta1.Shoot, key, value string) {
-	if sh.Annotations == nil {
-		sh.Annotations = map[string]string{}
-	}
-	sh.Annotations[key] = value
 }

@@ -183,10 +183,7 @@ func (s *Simulator) retryFailedTenants(ctx context.Context, live map[string][]*g
 				continue
 			}
 			orig := sh.DeepCopy()
-			if sh.Annotations == nil {
-				sh.Annotations = map[string]string{}
-			}
-			sh.Annotations[seedmanagementv1alpha1.AnnotationOperation] = seedmanagementv1alpha1.OperationRetry
+			metav1.SetMetaDataAnnotation(&sh.ObjectMeta, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
 			if err := s.client.Patch(ctx, sh, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 				if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 					errs = append(errs, fmt.Errorf("asking for a retry of tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
