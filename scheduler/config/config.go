@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 )
 
 // APIVersion and Kind identify the configuration file format.
@@ -49,7 +51,7 @@ var scorePluginNames = []ScorePluginName{MinimalDistancePlugin, SeedResourcesLea
 
 // Defaults.
 const (
-	DefaultSchedulerName         = "default-scheduler"
+	DefaultSchedulerName         = gardencorev1beta1.DefaultSchedulerName
 	DefaultRegionConfigNamespace = "garden"
 	DefaultWorkers               = 8
 	DefaultBackoffBaseSeconds    = 1
