@@ -36,22 +36,17 @@ import (
 var env *testenv.Environment
 
 func TestMain(m *testing.M) {
-	// SEEDSCALER_TEST_V=1 shows the controller's decisions.
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("v", os.Getenv("SEEDSCALER_TEST_V"))
-	ctrl.SetLogger(klog.NewKlogr())
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
+	os.Exit(testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+		env = e
+		// SEEDSCALER_TEST_V=1 shows the controller's decisions.
+		if v := os.Getenv("SEEDSCALER_TEST_V"); v != "" {
+			fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+			klog.InitFlags(fs)
+			_ = fs.Set("logtostderr", "true")
+			_ = fs.Set("v", v)
+		}
+		return m.Run()
+	}))
 }
 
 // fakeMetrics is an in-test custom metrics API: garden_seed_usage per resource and seed,
