@@ -120,17 +120,16 @@ func (a *Actuator) ensureRevisions(ctx context.Context, set *seedmanagementv1alp
 	}
 	revs := &revisions{all: owned, templates: map[string]revisionData{}}
 	var maxRevision int64
-	for _, rev := range owned {
-		maxRevision = max(maxRevision, rev.Revision)
-		if d, err := decodeRevision(rev); err == nil {
-			revs.templates[rev.Name] = d
-		}
-	}
-
 	// An existing revision with the same templates becomes the update revision.
 	var equal *appsv1.ControllerRevision
 	for _, rev := range owned {
-		if sameTemplates(rev, want) && (equal == nil || rev.Revision > equal.Revision) {
+		maxRevision = max(maxRevision, rev.Revision)
+		d, err := decodeRevision(rev)
+		if err != nil {
+			continue
+		}
+		revs.templates[rev.Name] = d
+		if apiequality.Semantic.DeepEqual(d, want) && (equal == nil || rev.Revision > equal.Revision) {
 			equal = rev
 		}
 	}
