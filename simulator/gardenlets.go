@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,7 +22,6 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Reasons of the BackupBucketsReady condition the simulated gardenlets write.
@@ -70,13 +70,23 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 	for i := range managedSeeds {
 		managed[managedSeeds[i].Name] = &managedSeeds[i]
 	}
-	operations := make(map[string]*gardencorev1beta1.LastOperation, len(shoots))
-	for i := range shoots {
-		if op := shoots[i].Status.LastOperation; op != nil {
-			operations[usage.Key(&shoots[i])] = op
+	// Only the ManagedSeeds' own shoots are looked up, so only theirs are kept: a map of every
+	// shoot would be built and thrown away each tick.
+	operations := make(map[types.NamespacedName]*gardencorev1beta1.LastOperation, len(managedSeeds))
+	for _, ms := range managed {
+		if ms.Spec.Shoot != nil {
+			operations[types.NamespacedName{Namespace: ms.Namespace, Name: ms.Spec.Shoot.Name}] = nil
 		}
 	}
-	shootOperation := func(namespace, name string) *gardencorev1beta1.LastOperation { return operations[namespace+"/"+name] }
+	for i := range shoots {
+		key := client.ObjectKeyFromObject(&shoots[i])
+		if _, ok := operations[key]; ok {
+			operations[key] = shoots[i].Status.LastOperation
+		}
+	}
+	shootOperation := func(namespace, name string) *gardencorev1beta1.LastOperation {
+		return operations[types.NamespacedName{Namespace: namespace, Name: name}]
+	}
 
 	// A heartbeat more often than once a tick cannot be kept anyway.
 	interval := max(s.real(s.cfg.Gardenlets.HeartbeatInterval.Duration), s.cfg.Tick.Duration)
