@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,8 +22,8 @@ import (
 // single worker per controller.
 func BenchmarkRegisterManagedSeeds(b *testing.B) {
 	ctx := context.Background()
-	ns := testenv.Unique("bench")
-	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+	ns, err := env.Namespace(ctx, "bench")
+	if err != nil {
 		b.Fatal(err)
 	}
 	names := make([]string, b.N)
@@ -50,7 +48,7 @@ func BenchmarkRegisterManagedSeeds(b *testing.B) {
 		}
 	}
 	registered := 0
-	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list := &seedmanagementv1alpha1.ManagedSeedList{}
 		if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return false, err

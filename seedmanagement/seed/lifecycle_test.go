@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,8 +111,9 @@ func TestHeartbeatStalenessFlipsGardenletReady(t *testing.T) {
 
 func TestUsageFollowsShoots(t *testing.T) {
 	ctx := context.Background()
-	ns, seedA, seedB := testenv.Unique("usage"), testenv.Unique("usage-a"), testenv.Unique("usage-b")
-	require.NoError(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	ns, err := env.Namespace(ctx, "usage")
+	require.NoError(t, err)
+	seedA, seedB := testenv.Unique("usage-a"), testenv.Unique("usage-b")
 	require.NoError(t, env.Client.Create(ctx, builders.MakeSeed(seedA).Obj()))
 	require.NoError(t, env.Client.Create(ctx, builders.MakeSeed(seedB).Obj()))
 
