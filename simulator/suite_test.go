@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -176,14 +177,7 @@ func cleanup(t *testing.T) {
 			if err := env.Client.List(ctx, l); err != nil {
 				return false
 			}
-			switch l := l.(type) {
-			case *gardencorev1beta1.ShootList:
-				n += len(l.Items)
-			case *gardencorev1beta1.SeedList:
-				n += len(l.Items)
-			case *seedmanagementv1alpha1.ManagedSeedList:
-				n += len(l.Items)
-			}
+			n += meta.LenList(l)
 		}
 		return n == 0
 	}, 20*time.Second, 50*time.Millisecond, "objects of the test are left")
