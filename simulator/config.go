@@ -454,15 +454,12 @@ func Validate(cfg *Configuration) error {
 		nonNegative(field+".at", f.At)
 		positive(field+".duration", f.Duration)
 	}
-	errs = append(errs, validateDemand(&cfg.Demand)...)
+	validateDemand(&cfg.Demand, add)
 	return errors.Join(errs...)
 }
 
-func validateDemand(d *DemandConfig) []error {
-	var errs []error
-	add := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
-	}
+// validateDemand reports every problem of the demand with add, as Validate does.
+func validateDemand(d *DemandConfig, add func(field, format string, args ...any)) {
 	missing := func(section, example string) {
 		add("demand."+section, "is required by profile %s, such as %s", d.Profile, example)
 	}
@@ -583,5 +580,4 @@ func validateDemand(d *DemandConfig) []error {
 	if _, _, err := net.ParseCIDR(d.NodesCIDR); err != nil {
 		add("demand.nodesCIDR", "%q is not a CIDR; use one such as 10.180.0.0/16", d.NodesCIDR)
 	}
-	return errs
 }
