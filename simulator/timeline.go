@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Sample is the landscape at one instant of the simulation.
@@ -48,7 +49,10 @@ func TakeSample(elapsed time.Duration, desired map[string]int, shoots []gardenco
 		bound := sh.Spec.SeedName != nil && *sh.Spec.SeedName != ""
 		if bound {
 			smp.Bound++
-			perSeed[*sh.Spec.SeedName]++
+		}
+		// Usage as the scheduler and the exporter count it: a migrating shoot on both seeds.
+		for _, seed := range usage.SeedNames(sh) {
+			perSeed[seed]++
 		}
 		if op := sh.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateFailed {
 			smp.Failed++
