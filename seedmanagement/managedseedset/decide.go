@@ -60,11 +60,7 @@ func replicaStep(r *replica, removing bool, maxRetries int32) step {
 		case r.shoot.DeletionTimestamp == nil:
 			return step{kind: stepDeleteShoot, reason: seedmanagementv1alpha1.ShootDeletingReason}
 		case shootDeleteFailed(r.shoot):
-			retries := r.retries(AnnotationDeleteRetries)
-			if retries < maxRetries {
-				return step{kind: stepRetryShoot, reason: seedmanagementv1alpha1.ShootDeletingReason, retries: retries + 1}
-			}
-			return step{kind: stepGiveUp, reason: seedmanagementv1alpha1.ShootDeleteFailedReason, retries: retries}
+			return retryOrGiveUp(r, AnnotationDeleteRetries, maxRetries, seedmanagementv1alpha1.ShootDeletingReason, seedmanagementv1alpha1.ShootDeleteFailedReason)
 		default:
 			return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootDeletingReason, retries: r.retries(AnnotationDeleteRetries)}
 		}
@@ -73,11 +69,7 @@ func replicaStep(r *replica, removing bool, maxRetries int32) step {
 	case r.shoot == nil:
 		return step{kind: stepCreateShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason}
 	case shootReconcileFailed(r.shoot):
-		retries := r.retries(AnnotationReconcileRetries)
-		if retries < maxRetries {
-			return step{kind: stepRetryShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason, retries: retries + 1}
-		}
-		return step{kind: stepGiveUp, reason: seedmanagementv1alpha1.ShootReconcileFailedReason, retries: retries}
+		return retryOrGiveUp(r, AnnotationReconcileRetries, maxRetries, seedmanagementv1alpha1.ShootReconcilingReason, seedmanagementv1alpha1.ShootReconcileFailedReason)
 	case !shootReconciled(r.shoot):
 		return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootReconcilingReason, retries: r.retries(AnnotationReconcileRetries)}
 	case r.managedSeed == nil:
@@ -91,6 +83,17 @@ func replicaStep(r *replica, removing bool, maxRetries int32) step {
 	default:
 		return step{kind: stepDone}
 	}
+}
+
+// retryOrGiveUp is the step for a replica whose shoot operation failed for good: another
+// retry while the count kept in the annotation is below maxRetries, else give up. retrying is
+// the pending reason while retrying, failed the one after giving up.
+func retryOrGiveUp(r *replica, annotation string, maxRetries int32, retrying, failed seedmanagementv1alpha1.PendingReplicaReason) step {
+	retries := r.retries(annotation)
+	if retries < maxRetries {
+		return step{kind: stepRetryShoot, reason: retrying, retries: retries + 1}
+	}
+	return step{kind: stepGiveUp, reason: failed, retries: retries}
 }
 
 // removingReason reports whether a pending reason belongs to the removal of a replica.
