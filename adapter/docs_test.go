@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedscaler/seedscaler/internal/metricsdoc"
@@ -17,9 +16,5 @@ func TestDocsListEveryMetric(t *testing.T) {
 	m, err := NewMetrics(reg)
 	require.NoError(t, err)
 	m.queryDuration.WithLabelValues(queryKindValue).Observe(0.01)
-	emitted, err := metricsdoc.Emitted(reg)
-	require.NoError(t, err)
-	documented, err := metricsdoc.Documented("Adapter", "seedscaler_adapter_")
-	require.NoError(t, err)
-	assert.Equal(t, emitted, documented, "docs/metrics.md (section Adapter) and the adapter's metrics disagree")
+	metricsdoc.AssertSection(t, reg, "Adapter", "seedscaler_adapter_")
 }

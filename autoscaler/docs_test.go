@@ -21,10 +21,6 @@ func TestDocsListEveryMetric(t *testing.T) {
 	i.decision("up")
 	i.observeReconcile(time.Millisecond, errors.New("boom"))
 	i.fetchError(MetricSeedUsage)
-	emitted, err := metricsdoc.Emitted(reg)
-	require.NoError(t, err)
+	emitted := metricsdoc.AssertSection(t, reg, "Autoscaler", "seedscaler_autoscaler_")
 	assert.Len(t, emitted, 3, "a metric of the autoscaler emits no series in this test; extend it")
-	documented, err := metricsdoc.Documented("Autoscaler", "seedscaler_autoscaler_")
-	require.NoError(t, err)
-	assert.Equal(t, emitted, documented, "docs/metrics.md (section Autoscaler) and the autoscaler's metrics disagree")
 }

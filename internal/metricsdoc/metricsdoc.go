@@ -9,8 +9,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
@@ -71,4 +74,18 @@ func Emitted(g prometheus.Gatherer) (map[string][]string, error) {
 		emitted[f.GetName()] = labels
 	}
 	return emitted, nil
+}
+
+// AssertSection asserts that the section of docs/metrics.md lists exactly the metrics g
+// emits (those with prefix), each with its labels, and returns what g emitted so a test
+// can check further that its fixture made every metric appear.
+func AssertSection(t testing.TB, g prometheus.Gatherer, section, prefix string) map[string][]string {
+	t.Helper()
+	emitted, err := Emitted(g)
+	require.NoError(t, err)
+	documented, err := Documented(section, prefix)
+	require.NoError(t, err)
+	assert.Equal(t, emitted, documented, "docs/metrics.md (section %s) and the registered metrics disagree: "+
+		"every emitted metric must be listed with its labels, and nothing else", section)
+	return emitted
 }

@@ -24,11 +24,6 @@ func TestDocsListEveryMetric(t *testing.T) {
 	set := types.NamespacedName{Namespace: "garden", Name: "set"}
 	pending.set("p/shoot", []types.NamespacedName{set}, []types.NamespacedName{set})
 
-	emitted, err := metricsdoc.Emitted(reg)
-	require.NoError(t, err)
+	emitted := metricsdoc.AssertSection(t, reg, "Scheduler", "seedscaler_scheduler_")
 	assert.Len(t, emitted, 4, "a metric of the scheduler emits no series in this test; extend it")
-	documented, err := metricsdoc.Documented("Scheduler", "seedscaler_scheduler_")
-	require.NoError(t, err)
-	assert.Equal(t, emitted, documented,
-		"docs/metrics.md (section Scheduler) and the scheduler disagree: every metric must be listed with its labels, and nothing else")
 }
