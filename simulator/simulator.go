@@ -36,7 +36,7 @@ const (
 	// list of heartbeat and backup.
 	AnnotationFaults = "simulator.seedscaler.io/faults"
 	// LeaseNamespace holds the seeds' heartbeat Leases, one per seed, named like it.
-	LeaseNamespace = "gardener-system-seed-lease"
+	LeaseNamespace = gardencorev1beta1.SeedLeaseNamespace
 	// ProjectNamespacePrefix prefixes a project's name to make its namespace.
 	ProjectNamespacePrefix = "garden-"
 )

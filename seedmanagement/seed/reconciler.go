@@ -26,7 +26,7 @@ import (
 
 // LeaseNamespace holds one heartbeat Lease per seed, named like the seed, renewed by
 // whoever runs the seed's gardenlet.
-const LeaseNamespace = "gardener-system-seed-lease"
+const LeaseNamespace = gardencorev1beta1.SeedLeaseNamespace
 
 // DefaultHeartbeatGracePeriod is how long a heartbeat stays fresh: Gardener's default
 // seed monitor period.

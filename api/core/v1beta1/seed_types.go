@@ -13,6 +13,10 @@ const (
 	SeedBackupBucketsReady = "BackupBucketsReady"
 )
 
+// SeedLeaseNamespace holds one heartbeat Lease per seed, named like the seed, renewed by
+// whoever runs the seed's gardenlet (Gardener's gardener-system-seed-lease).
+const SeedLeaseNamespace = "gardener-system-seed-lease"
+
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=seed
