@@ -98,7 +98,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		return fmt.Errorf("indexing SeedAutoscalers by target: %w", err)
 	}
 
-	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler"), 1, nil, r)
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler"), 1, r)
 	if err != nil {
 		return err
 	}

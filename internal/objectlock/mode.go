@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -83,18 +82,18 @@ func (r *Replicas) Validate(leaderElect bool) error {
 }
 
 // Wrap returns the reconciler a controller registers in place of inner: it logs busy
-// workers, skips objects that are not the controller's from their metadata alone
-// (responsible; nil takes every object) and, in object-locks mode, reconciles an object
-// only under its lock. In object-locks mode it also adds the clean-up of the controller's
+// workers and, in object-locks mode, reconciles an object only under its lock. (A
+// controller that owns only some objects of its kind sets Reconciler.Responsible to skip
+// the others from their metadata alone; every controller here owns all of its kind.) In object-locks mode it also adds the clean-up of the controller's
 // locks of deleted objects to mgr. A nil Replicas wraps as leader-election mode.
 func (r *Replicas) Wrap(mgr manager.Manager, controller string, kind schema.GroupVersionKind, workers int,
-	responsible func(*metav1.PartialObjectMetadata) bool, inner reconcile.Reconciler) (reconcile.Reconciler, error) {
+	inner reconcile.Reconciler) (reconcile.Reconciler, error) {
 	if r != nil && r.Instrument != nil {
 		inner = r.Instrument(inner)
 	}
 	w := &Reconciler{
 		Name: controller, Inner: inner, Reader: mgr.GetClient(), Kind: kind,
-		Responsible: responsible, MaxConcurrentReconciles: max(workers, 1),
+		MaxConcurrentReconciles: max(workers, 1),
 	}
 	if r == nil || r.Mode != ModeObjectLocks {
 		return w, nil

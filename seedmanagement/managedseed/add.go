@@ -52,7 +52,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &gardencorev1beta1.Shoot{}, seedNamesField, SeedNamesOf); err != nil {
 		return err
 	}
-	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), 1, nil, r)
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), 1, r)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		return fmt.Errorf("indexing ManagedSeeds by name: %w", err)
 	}
 
-	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"), r.Config.ConcurrentSyncs, nil, r)
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"), r.Config.ConcurrentSyncs, r)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (r *Reconciler) AddToManager(mgr manager.Manager) error {
 	if r.Usage == nil {
 		return errors.New("the seed lifecycle controller needs a usage index to share with the ManagedSeed controller")
 	}
-	rec, err := r.Replicas.Wrap(mgr, ControllerName, gardencorev1beta1.GroupVersion.WithKind("Seed"), 1, nil, r)
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, gardencorev1beta1.GroupVersion.WithKind("Seed"), 1, r)
 	if err != nil {
 		return err
 	}
