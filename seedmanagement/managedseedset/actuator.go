@@ -492,23 +492,23 @@ func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanage
 }
 
 // shootsOnSeed lists, on the kube-apiserver, the shoots that occupy the seed (spec.seedName
-// or status.seedName), page by page.
+// or status.seedName).
 func (a *Actuator) shootsOnSeed(ctx context.Context, seed string) ([]string, error) {
+	// The Shoot CRD serves spec.seedName and status.seedName as field selectors (as
+	// Gardener's API does): two filtered lists, not a list of every shoot.
 	var names []string
-	list := &gardencorev1beta1.ShootList{}
-	for cont := ""; ; {
-		if err := a.APIReader.List(ctx, list, client.Limit(500), client.Continue(cont)); err != nil {
+	for _, field := range []string{"spec.seedName", "status.seedName"} {
+		list := &gardencorev1beta1.ShootList{}
+		if err := a.APIReader.List(ctx, list, client.MatchingFields{field: seed}); err != nil {
 			return nil, fmt.Errorf("listing Shoots to confirm that seed %s hosts none: %w", seed, err)
 		}
 		for i := range list.Items {
-			if slices.Contains(usage.SeedNames(&list.Items[i]), seed) {
-				names = append(names, usage.Key(&list.Items[i]))
+			if key := usage.Key(&list.Items[i]); !slices.Contains(names, key) {
+				names = append(names, key)
 			}
 		}
-		if cont = list.Continue; cont == "" {
-			return names, nil
-		}
 	}
+	return names, nil
 }
 
 // computeStatus sets the counts, the current revision and the conditions from the replicas

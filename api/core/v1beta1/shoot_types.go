@@ -31,6 +31,8 @@ const DefaultSchedulerName = "default-scheduler"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=shoot
+// +kubebuilder:selectablefield:JSONPath=`.spec.seedName`
+// +kubebuilder:selectablefield:JSONPath=`.status.seedName`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider.type`
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
 // +kubebuilder:printcolumn:name="Seed",type=string,JSONPath=`.spec.seedName`
