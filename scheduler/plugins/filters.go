@@ -154,23 +154,15 @@ func (Networks) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *frame
 		{"pods", seed.Spec.Networks.Pods},
 		{"services", seed.Spec.Networks.Services},
 	}
-	// Parse each CIDR once; this runs for every seed of every decision.
+	// This runs for every seed of every decision: Input.Prefix parses each CIDR once.
 	var seedPrefixes [3]netip.Prefix
 	for i, se := range seedNets {
-		if se.cidr == "" {
-			continue // an unset network would only allocate a parse error
-		}
-		if p, err := netip.ParsePrefix(se.cidr); err == nil {
-			seedPrefixes[i] = p
-		}
+		seedPrefixes[i] = in.Prefix(se.cidr)
 	}
 	var overlaps []string
 	for _, sh := range shoot {
-		if sh.cidr == "" {
-			continue
-		}
-		a, err := netip.ParsePrefix(sh.cidr)
-		if err != nil {
+		a := in.Prefix(sh.cidr)
+		if !a.IsValid() {
 			continue
 		}
 		for i, b := range seedPrefixes {
