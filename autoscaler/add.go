@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/app"
 )
 
 // ControllerName is the name of the SeedAutoscaler controller.
@@ -60,7 +61,11 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.MetricMaxAge = DefaultMetricMaxAge
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder(ControllerName)
+		recorder, err := app.NewEventRecorder(mgr, ControllerName)
+		if err != nil {
+			return err
+		}
+		r.Recorder = recorder
 	}
 	if r.Mapper == nil {
 		r.Mapper = mgr.GetRESTMapper()

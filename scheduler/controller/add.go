@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
@@ -62,7 +63,11 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		r.Ledger = capacity.NewLedger(usage.NewIndex())
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder(Name)
+		recorder, err := app.NewEventRecorder(mgr, Name)
+		if err != nil {
+			return err
+		}
+		r.Recorder = recorder
 	}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}

@@ -14,6 +14,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -35,7 +36,11 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.Clock = clock.RealClock{}
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder(ControllerName)
+		recorder, err := app.NewEventRecorder(mgr, ControllerName)
+		if err != nil {
+			return err
+		}
+		r.Recorder = recorder
 	}
 	if r.DefaultResources == nil {
 		r.DefaultResources = DefaultResources()

@@ -29,6 +29,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -65,7 +66,11 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.Clock = clock.RealClock{}
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder(ControllerName + "-controller")
+		recorder, err := app.NewEventRecorder(mgr, ControllerName+"-controller")
+		if err != nil {
+			return err
+		}
+		r.Recorder = recorder
 	}
 	if r.Config == (Config{}) {
 		r.Config = DefaultConfig()
