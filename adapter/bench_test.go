@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seedscaler/seedscaler/internal/builders"
 )
@@ -57,8 +58,9 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	b.ReportMetric(quantile(latencies, 0.5), "p50-ms")
 	b.ReportMetric(quantile(latencies, 0.99), "p99-ms")
 
-	// Where the time goes: the same list straight from the adapter (no kube-apiserver, no
-	// decoding), and the adapter's query straight from Prometheus.
+	// Where the time goes: the same list straight from the adapter, in protobuf as the
+	// autoscaler reads it (no kube-apiserver, no decoding), and the adapter's two queries
+	// straight from Prometheus.
 	b.StopTimer()
 	const samples = 100
 	frontProxy, err := env.FrontProxyCA.NewClientCert("front-proxy-client")
@@ -68,9 +70,9 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	var adapterLatencies []time.Duration
 	for range samples {
 		start := time.Now()
-		body := l.get(b, direct, path, "admin", "system:masters")
+		body := l.getAs(b, direct, path, runtime.ContentTypeProtobuf, "admin", "system:masters")
 		adapterLatencies = append(adapterLatencies, time.Since(start))
-		require.Contains(b, body, `"name":"bench-0999"`)
+		require.Contains(b, body, "bench-0999")
 	}
 	cfg, err := DefaultConfig()
 	require.NoError(b, err)
@@ -82,10 +84,11 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	var promLatencies []time.Duration
 	for range samples {
 		start := time.Now()
-		vec, err := querier.query(ctx, q.promQL, time.Now())
+		vec, err := querier.values(ctx, q, start)
 		promLatencies = append(promLatencies, time.Since(start))
 		require.NoError(b, err)
-		require.GreaterOrEqual(b, len(vec), 2*seeds)
+		require.GreaterOrEqual(b, len(vec.values), seeds)
+		require.GreaterOrEqual(b, len(vec.timestamps), seeds)
 	}
 	b.ReportMetric(quantile(adapterLatencies, 0.5), "adapter-p50-ms")
 	b.ReportMetric(quantile(promLatencies, 0.5), "prometheus-p50-ms")

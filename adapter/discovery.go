@@ -184,13 +184,13 @@ func (d *discoverer) checkQueries(ctx context.Context) error {
 		}
 		q, err := buildValueQuery(spec, "seedscaler_check_series", sample, groupBy)
 		if err == nil {
-			_, err = d.prom.FormatQuery(ctx, q.promQL)
+			_, err = d.prom.FormatQuery(ctx, q.value)
 		}
 		if err == nil {
 			return
 		}
 		if badSelector(err) {
-			errs = append(errs, fmt.Errorf("%s[%d] (%s): metricsQuery: Prometheus refuses the rendered query %s: %w", kind, i, name, q.promQL, err))
+			errs = append(errs, fmt.Errorf("%s[%d] (%s): metricsQuery: Prometheus refuses the rendered query %s: %w", kind, i, name, q.value, err))
 			return
 		}
 		// Do not wait out a timeout per rule when Prometheus is away.

@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -45,6 +46,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/exporter"
 	"github.com/seedscaler/seedscaler/internal/aggregation"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
@@ -275,8 +277,15 @@ func (l *landscape) httpClient(t testing.TB, cert *pki.KeyPair) *http.Client {
 // get reads path from the adapter directly as user, and fails the test unless it answers 200.
 func (l *landscape) get(t testing.TB, c *http.Client, path, user string, groups ...string) string {
 	t.Helper()
+	return l.getAs(t, c, path, runtime.ContentTypeJSON, user, groups...)
+}
+
+// getAs is get asking for the given content type.
+func (l *landscape) getAs(t testing.TB, c *http.Client, path, contentType, user string, groups ...string) string {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, path, nil)
 	require.NoError(t, err)
+	req.Header.Set("Accept", contentType)
 	req.Header.Set("X-Remote-User", user)
 	for _, g := range groups {
 		req.Header.Add("X-Remote-Group", g)
@@ -296,8 +305,9 @@ func metricsClients(t testing.TB, cfg *rest.Config) (cmclient.CustomMetricsClien
 	disc, err := discovery.NewDiscoveryClientForConfig(env.Config)
 	require.NoError(t, err)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
-	custom := cmclient.NewForConfig(cfg, mapper, cmclient.NewAvailableAPIsGetter(disc))
-	external, err := emclient.NewForConfig(cfg)
+	// As the autoscaler reads them: in protobuf.
+	custom := cmclient.NewForConfig(app.Protobuf(cfg), mapper, cmclient.NewAvailableAPIsGetter(disc))
+	external, err := emclient.NewForConfig(app.Protobuf(cfg))
 	require.NoError(t, err)
 	return custom, external, disc
 }

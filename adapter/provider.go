@@ -68,7 +68,7 @@ func NewProvider(cfg *Config, prom promapi.Client, clk clock.WithTicker, metrics
 		objects: objects,
 		kinds:   kinds,
 		mapper:  mapper,
-		cache:   &valueCache{ttl: cfg.Values.CacheTTL.Duration, clock: clk, entries: map[string]cachedVector{}},
+		cache:   &valueCache{ttl: cfg.Values.CacheTTL.Duration, clock: clk, entries: map[string]cachedVectors{}},
 	}
 }
 
@@ -142,11 +142,11 @@ func (p *Provider) getMetricByName(ctx context.Context, name types.NamespacedNam
 	if !ok {
 		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
 	}
-	res, groupBy, err := p.queryObjects(ctx, rule, series, name.Namespace, metricSelector, matcher{rule.ObjectLabel, "=", name.Name})
+	res, err := p.queryObjects(ctx, rule, series, name.Namespace, metricSelector, matcher{rule.ObjectLabel, "=", name.Name})
 	if err != nil {
 		return nil, err
 	}
-	key := groupKey(groupBy, map[string]string{rule.ObjectLabel: name.Name, rule.NamespaceLabel: name.Namespace})
+	key := objectKey(rule, name.Namespace, name.Name)
 	s, ok := res.samples[key]
 	if !ok {
 		reason, known := res.missing[key]
@@ -178,15 +178,14 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), err))
 	}
-	res, groupBy, err := p.queryObjects(ctx, rule, series, namespace, metricSelector)
+	res, err := p.queryObjects(ctx, rule, series, namespace, metricSelector)
 	if err != nil {
 		return nil, err
 	}
-	list := &custom_metrics.MetricValueList{}
+	list := &custom_metrics.MetricValueList{Items: make([]custom_metrics.MetricValue, 0, min(len(names), len(res.samples)))}
 	reportedSelector := labelSelector(metricSelector)
 	for _, name := range names {
-		key := groupKey(groupBy, map[string]string{rule.ObjectLabel: name, rule.NamespaceLabel: namespace})
-		if s, ok := res.samples[key]; ok {
+		if s, ok := res.samples[objectKey(rule, namespace, name)]; ok {
 			list.Items = append(list.Items, p.metricValue(rule, info.Metric, namespace, name, reportedSelector, s))
 		}
 	}
@@ -198,11 +197,11 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 
 // queryObjects runs a rule's value query for the objects of a namespace (ignored for
 // cluster-scoped rules), filtered by the metric selector and any extra matchers, and
-// returns the result keyed by the object (and namespace) labels.
-func (p *Provider) queryObjects(ctx context.Context, rule *Rule, series, namespace string, metricSelector labels.Selector, extra ...matcher) (result, []string, error) {
+// returns the result keyed by objectKey.
+func (p *Provider) queryObjects(ctx context.Context, rule *Rule, series, namespace string, metricSelector labels.Selector, extra ...matcher) (result, error) {
 	matchers, err := selectorMatchers(metricSelector)
 	if err != nil {
-		return result{}, nil, apierrors.NewBadRequest(err.Error())
+		return result{}, apierrors.NewBadRequest(err.Error())
 	}
 	matchers = append(matchers, extra...)
 	groupBy := []string{rule.ObjectLabel}
@@ -212,10 +211,17 @@ func (p *Provider) queryObjects(ctx context.Context, rule *Rule, series, namespa
 	}
 	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
 	if err != nil {
-		return result{}, nil, apierrors.NewInternalError(err)
+		return result{}, apierrors.NewInternalError(err)
 	}
-	res, err := p.run(ctx, q)
-	return res, groupBy, err
+	return p.run(ctx, q)
+}
+
+// objectKey is the key of an object's value in the result of queryObjects.
+func objectKey(rule *Rule, namespace, name string) string {
+	if rule.Namespaced() {
+		return groupKey(name, namespace)
+	}
+	return groupKey(name)
 }
 
 func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metricSelector *metav1.LabelSelector, s sample) custom_metrics.MetricValue {
@@ -281,7 +287,7 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 		s := res.samples[key]
 		list.Items = append(list.Items, external_metrics.ExternalMetricValue{
 			MetricName:    info.Metric,
-			MetricLabels:  s.labels,
+			MetricLabels:  s.labels(rule.GroupBy),
 			Timestamp:     metav1.NewTime(s.timestamp),
 			WindowSeconds: ptr.To(int64(rule.query.window / time.Second)),
 			Value:         quantity(s.value),
@@ -293,23 +299,24 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 	return list, nil
 }
 
-// run executes a value query, through the cache, and reads its result at now.
+// run executes a value query, through the cache, and reads its result at now. The values
+// and their sample timestamps are two queries at the same evaluation time, side by side.
 func (p *Provider) run(ctx context.Context, q valueQuery) (result, error) {
-	vec, err := p.cache.get(ctx, q.promQL, func(ctx context.Context) ([]promSample, error) {
+	halves, err := p.cache.get(ctx, q.key(), func(ctx context.Context) (vectors, error) {
 		begin := p.clock.Now()
-		vec, err := p.instant.query(ctx, q.promQL, begin)
+		out, err := p.instant.values(ctx, q, begin)
 		p.metrics.queryDuration.WithLabelValues(queryKindValue).Observe(p.clock.Since(begin).Seconds())
 		if err != nil {
 			p.metrics.queryErrors.WithLabelValues(queryKindValue).Inc()
-			return nil, err
+			return vectors{}, err
 		}
-		return vec, nil
+		return out, nil
 	}, p.metrics)
 	if err != nil {
 		// Never a value when Prometheus cannot tell: the caller gets an error it can see.
 		return result{}, apierrors.NewServiceUnavailable(fmt.Sprintf("querying Prometheus: %v", err))
 	}
-	return readResult(vec, q.groupBy, p.clock.Now(), p.cfg.Values.Staleness.Duration), nil
+	return readResult(halves.values, halves.timestamps, p.clock.Now(), p.cfg.Values.Staleness.Duration), nil
 }
 
 // notFound says that a metric has no usable value for an object, and why.
@@ -355,9 +362,14 @@ func labelSelector(sel labels.Selector) *metav1.LabelSelector {
 	return ls
 }
 
-// cachedVector is a query result and when it was fetched.
-type cachedVector struct {
-	vector    []promSample
+// vectors are the two halves of a value query's answer.
+type vectors struct {
+	values, timestamps []promSample
+}
+
+// cachedVectors are a value query's answer and when it was fetched.
+type cachedVectors struct {
+	vectors
 	fetchedAt time.Time
 }
 
@@ -369,18 +381,18 @@ type valueCache struct {
 	clock clock.PassiveClock
 
 	mu      sync.Mutex
-	entries map[string]cachedVector
+	entries map[string]cachedVectors
 	flight  singleflight.Group
 }
 
-func (c *valueCache) get(ctx context.Context, query string, fetch func(context.Context) ([]promSample, error), metrics *Metrics) ([]promSample, error) {
+func (c *valueCache) get(ctx context.Context, query string, fetch func(context.Context) (vectors, error), metrics *Metrics) (vectors, error) {
 	if c.ttl > 0 {
 		c.mu.Lock()
 		e, ok := c.entries[query]
 		c.mu.Unlock()
 		if ok && c.clock.Since(e.fetchedAt) < c.ttl {
 			metrics.cacheHits.Inc()
-			return e.vector, nil
+			return e.vectors, nil
 		}
 	}
 	v, err, _ := c.flight.Do(query, func() (any, error) {
@@ -388,12 +400,12 @@ func (c *valueCache) get(ctx context.Context, query string, fetch func(context.C
 		// client's timeout still bounds it).
 		vec, err := fetch(context.WithoutCancel(ctx))
 		if err != nil {
-			return nil, err
+			return vectors{}, err
 		}
 		if c.ttl > 0 {
 			c.mu.Lock()
 			now := c.clock.Now()
-			c.entries[query] = cachedVector{vector: vec, fetchedAt: now}
+			c.entries[query] = cachedVectors{vectors: vec, fetchedAt: now}
 			for q, e := range c.entries {
 				if now.Sub(e.fetchedAt) >= c.ttl {
 					delete(c.entries, q)
@@ -404,7 +416,7 @@ func (c *valueCache) get(ctx context.Context, query string, fetch func(context.C
 		return vec, nil
 	})
 	if err != nil {
-		return nil, err
+		return vectors{}, err
 	}
-	return v.([]promSample), nil
+	return v.(vectors), nil
 }

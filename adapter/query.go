@@ -15,17 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 )
 
-// partLabel tells the two halves of a value query apart: the rule's value and the
-// timestamp of the newest raw sample behind it. Prometheus stamps an instant query's result
-// with the evaluation time; asking for timestamp() of the raw series in the same query
-// gives each value its real age at no extra round trip.
-const partLabel = "seedscaler_adapter_part"
-
-const (
-	partValue     = "value"
-	partTimestamp = "timestamp"
-)
-
 // matcher is one PromQL label matcher.
 type matcher struct {
 	label string
@@ -91,16 +80,26 @@ func alternation(values []string) string {
 	return strings.Join(quoted, "|")
 }
 
-// valueQuery is a built query and how to read its result.
+// valueQuery is a built value query: the rule's value, and the timestamp of the newest raw
+// sample behind each value, both grouped by groupBy. Prometheus stamps an instant query's
+// result with the evaluation time; timestamp() of the raw series gives each value its real
+// age. The two run side by side at the same evaluation time: joined into one query with
+// label_replace and "or", Prometheus took longer for the join than for both halves
+// (docs/performance.md).
 type valueQuery struct {
-	// promQL is the whole query sent to Prometheus.
-	promQL string
+	value      string
+	timestamps string
 	// groupBy are the labels a result is keyed by.
 	groupBy []string
 }
 
+// key identifies the query in the value cache.
+func (q valueQuery) key() string {
+	return q.value + "\n" + q.timestamps
+}
+
 // buildValueQuery renders a rule's template for one series name and the given matchers, and
-// joins it with the timestamps of the raw series, both grouped by groupBy, into one query.
+// the matching timestamp query.
 func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string) (valueQuery, error) {
 	args := queryArgs{
 		Series:        series,
@@ -112,17 +111,28 @@ func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy
 	if err := spec.template.Execute(&value, args); err != nil {
 		return valueQuery{}, fmt.Errorf("rendering the metrics query of %s: %w", series, err)
 	}
-	timestamps := fmt.Sprintf("max by (%s) (timestamp(%s{%s}))", args.GroupBy, series, args.LabelMatchers)
-	promQL := fmt.Sprintf(`label_replace(%s, %q, %q, "", "") or label_replace(%s, %q, %q, "", "")`,
-		value.String(), partLabel, partValue, timestamps, partLabel, partTimestamp)
-	return valueQuery{promQL: promQL, groupBy: groupBy}, nil
+	return valueQuery{
+		value:      value.String(),
+		timestamps: fmt.Sprintf("max by (%s) (timestamp(%s{%s}))", args.GroupBy, series, args.LabelMatchers),
+		groupBy:    groupBy,
+	}, nil
 }
 
-// sample is one value of a query result, keyed by its group labels.
+// sample is one usable value of a query result.
 type sample struct {
-	labels    map[string]string
+	// group are the values of the query's group labels, in their order.
+	group     []string
 	value     float64
 	timestamp time.Time
+}
+
+// labels are the group labels of the sample by name.
+func (s sample) labels(groupBy []string) map[string]string {
+	out := make(map[string]string, len(groupBy))
+	for i, l := range groupBy {
+		out[l] = s.group[i]
+	}
+	return out
 }
 
 // missingReason says why a group has no usable value.
@@ -142,37 +152,27 @@ type result struct {
 	missing map[string]missingReason
 }
 
-// groupKey keys a result by the values of the group labels.
-func groupKey(groupBy []string, lbls map[string]string) string {
-	if len(groupBy) == 1 {
-		return lbls[groupBy[0]]
+// groupKey keys a result by the values of the group labels, in the order of groupBy.
+func groupKey(values ...string) string {
+	if len(values) == 1 {
+		return values[0]
 	}
-	parts := make([]string, len(groupBy))
-	for i, l := range groupBy {
-		parts[i] = lbls[l]
-	}
-	return strings.Join(parts, "\x00")
+	return strings.Join(values, "\x00")
 }
 
-// readResult pairs values and timestamps of a query's vector and sorts out what is missing:
-// NaN or infinite values, samples older than staleness at now, and values without a raw
-// sample behind them. A group absent from the vector is missing too; callers see it as
-// absent from result.samples.
-func readResult(vec []promSample, groupBy []string, now time.Time, staleness time.Duration) result {
-	values := map[string]promSample{}
-	timestamps := map[string]float64{}
-	for _, s := range vec {
-		key := groupKey(groupBy, s.labels)
-		switch s.labels[partLabel] {
-		case partValue:
-			values[key] = s
-		case partTimestamp:
-			timestamps[key] = s.value
-		}
+// readResult pairs the values with the timestamps of their raw samples and sorts out what
+// is missing: NaN or infinite values, samples older than staleness at now, and values
+// without a raw sample behind them. A group absent from values is missing too; callers see
+// it as absent from result.samples.
+func readResult(values, timestamps []promSample, now time.Time, staleness time.Duration) result {
+	times := make(map[string]float64, len(timestamps))
+	for _, s := range timestamps {
+		times[groupKey(s.group...)] = s.value
 	}
 	res := result{samples: make(map[string]sample, len(values)), missing: map[string]missingReason{}}
-	for key, s := range values {
-		ts, ok := timestamps[key]
+	for _, s := range values {
+		key := groupKey(s.group...)
+		ts, ok := times[key]
 		switch {
 		case math.IsNaN(s.value) || math.IsInf(s.value, 0):
 			res.missing[key] = missingNaN
@@ -186,11 +186,7 @@ func readResult(vec []promSample, groupBy []string, now time.Time, staleness tim
 			res.missing[key] = missingStale
 			continue
 		}
-		lbls := make(map[string]string, len(groupBy))
-		for _, l := range groupBy {
-			lbls[l] = s.labels[l]
-		}
-		res.samples[key] = sample{labels: lbls, value: s.value, timestamp: at}
+		res.samples[key] = sample{group: s.group, value: s.value, timestamp: at}
 	}
 	return res
 }

@@ -82,7 +82,8 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 			}
 		}
 		if r.Metrics == nil {
-			r.Metrics = custommetrics.NewForConfig(cfg, r.Mapper, custommetrics.NewAvailableAPIsGetter(dc))
+			// Lists of a thousand values: protobuf, not JSON (docs/performance.md).
+			r.Metrics = custommetrics.NewForConfig(app.Protobuf(cfg), r.Mapper, custommetrics.NewAvailableAPIsGetter(dc))
 		}
 	}
 	if r.Instruments == nil {

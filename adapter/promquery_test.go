@@ -1,0 +1,45 @@
+package adapter
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeVectorKeepsTheGroupLabelsAndValues(t *testing.T) {
+	body := `{"status":"success","data":{"resultType":"vector","result":[
+		{"metric":{"name":"a","resource":"shoots","namespace":"garden"},"value":[1763899200.123,"12"]},
+		{"metric":{"resource":"shoots"},"value":[1763899200.123,"NaN"]},
+		{"value":[1763899200.123,"+Inf"],"metric":{"name":"c"}}
+	]},"warnings":["ignored"]}`
+	samples, err := decodeVector([]byte(body), []string{"name", "namespace"})
+	require.NoError(t, err)
+	require.Len(t, samples, 3)
+	assert.Equal(t, promSample{group: []string{"a", "garden"}, value: 12}, samples[0])
+	assert.Equal(t, []string{"", ""}, samples[1].group, "an absent label reads as empty")
+	assert.True(t, math.IsNaN(samples[1].value))
+	assert.Equal(t, promSample{group: []string{"c", ""}, value: math.Inf(1)}, samples[2], "field order does not matter")
+
+	empty, err := decodeVector([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`), []string{"name"})
+	require.NoError(t, err)
+	assert.Empty(t, empty)
+}
+
+func TestDecodeVectorRefusesWhatIsNotAVector(t *testing.T) {
+	for name, tt := range map[string]struct{ body, err string }{
+		"prometheus error": {`{"status":"error","errorType":"bad_data","error":"parse error at char 3"}`, "bad_data: parse error at char 3"},
+		"matrix":           {`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"]]}]}}`, "a matrix, not a vector"},
+		"not json":         {`<html>bad gateway</html>`, "not an API response"},
+		"truncated":        {`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"},"value":[1,"1"]}`, "not an API response"},
+		"bad value":        {`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"},"value":[1,"twelve"]}]}}`, `"twelve" is not a number`},
+		"no value":         {`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"}}]}}`, "a sample without a value"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := decodeVector([]byte(tt.body), []string{"name"})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.err)
+		})
+	}
+}
