@@ -87,20 +87,21 @@ func TestDemoDayFitsTheDemo(t *testing.T) {
 
 	sim := New(cfg, nil, clocktesting.NewFakeClock(epoch), nil)
 	strategy := plugins.Strategy{Kind: config.SameRegion}
+	demo, soilInfo := plugins.NewSeedInfo(demoSeed), plugins.NewSeedInfo(soil)
 	ha := 0
 	for range 200 {
 		shoot := sim.newTenantShoot(AnyLocation, epoch)
 		in := &framework.Input{Shoot: shoot, CloudProfile: cloudProfile, Usage: func(string) int { return 0 }}
 		require.Equal(t, cloudProfile.Name, *shoot.Spec.CloudProfileName)
 		for _, f := range plugins.Filters() {
-			assert.Nil(t, f.Filter(in, demoSeed), "filter %s rejects a demo seed for shoot %+v", f.Name(), shoot.Spec)
+			assert.Nil(t, f.Filter(in, demo), "filter %s rejects a demo seed for shoot %+v", f.Name(), shoot.Spec)
 		}
-		statuses, err := strategy.Select(in, []*gardencorev1beta1.Seed{demoSeed})
+		statuses, err := strategy.Select(in, []*framework.SeedInfo{demo})
 		require.NoError(t, err)
 		assert.Nil(t, statuses[0], "SameRegion rejects a demo seed")
 		rejected := false
 		for _, f := range plugins.Filters() {
-			rejected = rejected || f.Filter(in, soil) != nil
+			rejected = rejected || f.Filter(in, soilInfo) != nil
 		}
 		assert.True(t, rejected, "the soil is not for tenants")
 		if shoot.Spec.ControlPlane != nil {

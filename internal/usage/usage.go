@@ -77,6 +77,15 @@ func (i *Index) Count(seed string) int {
 	return i.bySeed[seed]
 }
 
+// View calls fn with a count function that reads the index under one read lock held
+// while fn runs, instead of a lock per count: a scheduling decision reads the count of
+// every seed. fn must not feed the index.
+func (i *Index) View(fn func(count func(seed string) int)) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	fn(func(seed string) int { return i.bySeed[seed] })
+}
+
 // Counts returns a copy of the count of every seed that has shoots.
 func (i *Index) Counts() map[string]int {
 	i.mu.RLock()

@@ -48,6 +48,18 @@ func (l *Ledger) Usage(seed string) int {
 	return l.index.Count(seed) + n
 }
 
+// View calls fn with a usage function that answers as Usage, without a lock per seed: fn
+// runs under the ledger's and the index's locks. A decision reads the usage of every seed;
+// two locks per seed were a third of its time in the running scheduler. fn must not
+// reserve, release or feed the index.
+func (l *Ledger) View(fn func(usage func(seed string) int)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.index.View(func(count func(string) int) {
+		fn(func(seed string) int { return count(seed) + l.bySeed[seed] })
+	})
+}
+
 // Reserve records that a shoot is being bound to a seed.
 func (l *Ledger) Reserve(shootKey, seed string) {
 	l.mu.Lock()

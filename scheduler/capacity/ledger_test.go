@@ -22,6 +22,10 @@ func TestReservationsCountUntilTheInformerSeesTheBind(t *testing.T) {
 
 	l.Reserve("p/new", "s1")
 	assert.Equal(t, 2, l.Usage("s1"), "reserved but not yet seen")
+	l.View(func(usage func(string) int) {
+		assert.Equal(t, 2, usage("s1"), "a view answers as Usage")
+		assert.Equal(t, 0, usage("s2"))
+	})
 	seed, ok := l.Reserved("p/new")
 	assert.True(t, ok)
 	assert.Equal(t, "s1", seed)
@@ -75,15 +79,20 @@ func TestConcurrentDecisionsNeverOvercommit(t *testing.T) {
 			defer wg.Done()
 			for i := range work {
 				name := fmt.Sprintf("shoot-%d", i)
+				// As the scheduler decides: usage read through a view, the reservation
+				// made after it, both under the decision lock.
 				l.Lock()
 				chosen := ""
-				for s := 0; s < seeds; s++ {
-					seed := fmt.Sprintf("seed-%d", s)
-					if l.Usage(seed) < allocatable {
-						chosen = seed
-						l.Reserve("p/"+name, seed)
-						break
+				l.View(func(usage func(string) int) {
+					for s := 0; s < seeds; s++ {
+						if seed := fmt.Sprintf("seed-%d", s); usage(seed) < allocatable {
+							chosen = seed
+							break
+						}
 					}
+				})
+				if chosen != "" {
+					l.Reserve("p/"+name, chosen)
 				}
 				l.Unlock()
 				if chosen == "" {

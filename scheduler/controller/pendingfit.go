@@ -15,6 +15,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
 
 // TemplateSeed is the Seed a new replica of a ManagedSeedSet would register: the spec and
@@ -80,10 +81,14 @@ func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, i
 	empty := *in
 	empty.Usage = func(string) int { return 0 }
 	var keys []types.NamespacedName
-	var seeds []*gardencorev1beta1.Seed
+	var seeds []*framework.SeedInfo
 	for _, set := range sets {
-		seed, ok := TemplateSeed(set, defaultCapacity)
-		if !ok || profile.Feasible(&empty, seed) != nil {
+		template, ok := TemplateSeed(set, defaultCapacity)
+		if !ok {
+			continue
+		}
+		seed := plugins.NewSeedInfo(template)
+		if profile.Feasible(&empty, seed) != nil {
 			continue
 		}
 		keys = append(keys, types.NamespacedName{Namespace: set.Namespace, Name: set.Name})

@@ -110,8 +110,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	seeds := r.seedSnapshot.List()
 
 	r.Ledger.Lock()
-	in.Usage = r.Ledger.Usage
-	res := r.Profile.Decide(in, seeds)
+	var res framework.Result
+	r.Ledger.View(func(usage func(string) int) {
+		in.Usage = usage
+		res = r.Profile.Decide(in, seeds)
+	})
+	in.Usage = r.Ledger.Usage // the view's lock-free lookup must not outlive it
 	if res.Seed != nil {
 		r.Ledger.Reserve(key, res.Seed.Name)
 	}

@@ -7,29 +7,33 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
 
 // seedSnapshot is the seeds a decision reads, kept by Seed informer events. Listing them
 // from the cache would copy every Seed into a new list on every decision; the snapshot hands
-// out one shared, name-sorted slice and rebuilds it only after a seed changed. Decisions
-// only read the seeds, and a rebuilt slice never changes one already handed out.
+// out one shared, name-sorted slice and rebuilds it only after a seed changed. Each seed
+// comes with what the filters derive from it alone (framework.SeedInfo), worked out once
+// per version of the seed. Decisions only read the seeds, and a rebuilt slice never changes
+// one already handed out.
 type seedSnapshot struct {
 	mu     sync.Mutex
-	byName map[string]*gardencorev1beta1.Seed
-	list   []*gardencorev1beta1.Seed
+	byName map[string]*framework.SeedInfo
+	list   []*framework.SeedInfo
 	dirty  bool
 }
 
 func newSeedSnapshot() *seedSnapshot {
-	return &seedSnapshot{byName: map[string]*gardencorev1beta1.Seed{}}
+	return &seedSnapshot{byName: map[string]*framework.SeedInfo{}}
 }
 
 // List returns the seeds sorted by name. Callers must not modify the slice or the seeds.
-func (s *seedSnapshot) List() []*gardencorev1beta1.Seed {
+func (s *seedSnapshot) List() []*framework.SeedInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dirty {
-		list := make([]*gardencorev1beta1.Seed, 0, len(s.byName))
+		list := make([]*framework.SeedInfo, 0, len(s.byName))
 		for _, seed := range s.byName {
 			list = append(list, seed)
 		}
@@ -44,9 +48,10 @@ func (s *seedSnapshot) set(obj any) {
 	if !ok {
 		return
 	}
+	info := plugins.NewSeedInfo(seed)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.byName[seed.Name] = seed
+	s.byName[seed.Name] = info
 	s.dirty = true
 }
 

@@ -6,11 +6,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
 
-func names(seeds []*gardencorev1beta1.Seed) []string {
+func names(seeds []*framework.SeedInfo) []string {
 	out := make([]string, len(seeds))
 	for i, s := range seeds {
 		out[i] = s.Name
@@ -35,7 +35,9 @@ func TestSeedSnapshotFollowsTheInformer(t *testing.T) {
 	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "c", Obj: builders.MakeSeed("c").Obj()})
 	second := s.List()
 	assert.Equal(t, []string{"b"}, names(second))
-	assert.Same(t, updated, second[0], "the update replaced the seed")
+	assert.Same(t, updated, second[0].Seed, "the update replaced the seed")
+	assert.True(t, second[0].HasAllocatable, "and what the filters read of it")
+	assert.Equal(t, int64(3), second[0].Allocatable)
 	assert.Equal(t, []string{"a", "b", "c"}, names(first), "a list handed out earlier never changes")
 	assert.Equal(t, &second[0], &s.List()[0], "unchanged seeds give the same list, without rebuilding it")
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
@@ -29,11 +28,11 @@ func BenchmarkDecision(b *testing.B) {
 		}}},
 	}
 	for _, size := range []struct{ seeds, shoots int }{{100, 5000}, {1000, 5000}, {1000, 50000}} {
-		seeds := make([]*gardencorev1beta1.Seed, size.seeds)
+		seeds := make([]*framework.SeedInfo, size.seeds)
 		for i := range seeds {
 			// Room for twice the shoots, so that the decision never runs out of seeds.
-			seeds[i] = builders.MakeSeed(fmt.Sprintf("seed-%04d", i)).Provider("gcp", regions[i%len(regions)]).
-				Zones("a", "b", "c").Allocatable(int64(2 * size.shoots / size.seeds)).Ready().Obj()
+			seeds[i] = NewSeedInfo(builders.MakeSeed(fmt.Sprintf("seed-%04d", i)).Provider("gcp", regions[i%len(regions)]).
+				Zones("a", "b", "c").Allocatable(int64(2 * size.shoots / size.seeds)).Ready().Obj())
 		}
 		ledger := capacity.NewLedger(usage.NewIndex())
 		informer := ledger.Handler()

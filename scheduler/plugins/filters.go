@@ -40,20 +40,52 @@ type Usable struct{}
 
 func (Usable) Name() string { return "Usable" }
 
-func (Usable) Filter(_ *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
-	switch {
-	case seed.DeletionTimestamp != nil:
-		return framework.Reject(ReasonNotUsable, "being deleted")
-	case !visible(seed):
-		return framework.Reject(ReasonNotUsable, "not visible (spec.settings.scheduling.visible is false)")
-	case seed.Status.LastOperation == nil:
-		return framework.Reject(ReasonNotUsable, "no status.lastOperation yet")
-	case !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady):
-		return framework.Reject(ReasonNotUsable, "condition GardenletReady is not True")
-	case seed.Spec.Backup != nil && !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedBackupBucketsReady):
-		return framework.Reject(ReasonNotUsable, "condition BackupBucketsReady is not True")
+func (Usable) Filter(_ *framework.Input, seed *framework.SeedInfo) *framework.Status {
+	if seed.NotUsable != "" {
+		return framework.Reject(ReasonNotUsable, "%s", seed.NotUsable)
 	}
 	return nil
+}
+
+// notUsable says why a seed takes no shoots at all, or "" when it takes them.
+func notUsable(seed *gardencorev1beta1.Seed) string {
+	switch {
+	case seed.DeletionTimestamp != nil:
+		return "being deleted"
+	case !visible(seed):
+		return "not visible (spec.settings.scheduling.visible is false)"
+	case seed.Status.LastOperation == nil:
+		return "no status.lastOperation yet"
+	case !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady):
+		return "condition GardenletReady is not True"
+	case seed.Spec.Backup != nil && !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedBackupBucketsReady):
+		return "condition BackupBucketsReady is not True"
+	}
+	return ""
+}
+
+// NewSeedInfo works out once what the filters read of a seed alone (see
+// framework.SeedInfo). The seed must not change afterwards; informer objects do not.
+func NewSeedInfo(seed *gardencorev1beta1.Seed) *framework.SeedInfo {
+	info := &framework.SeedInfo{Seed: seed, NotUsable: notUsable(seed)}
+	if q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok {
+		info.Allocatable, info.HasAllocatable = q.Value(), true
+	}
+	for i, cidr := range [3]string{deref(seed.Spec.Networks.Nodes), seed.Spec.Networks.Pods, seed.Spec.Networks.Services} {
+		if p, err := netip.ParsePrefix(cidr); err == nil {
+			info.Networks[i] = p
+		}
+	}
+	return info
+}
+
+// NewSeedInfos is NewSeedInfo for each seed.
+func NewSeedInfos(seeds ...*gardencorev1beta1.Seed) []*framework.SeedInfo {
+	out := make([]*framework.SeedInfo, len(seeds))
+	for i, seed := range seeds {
+		out[i] = NewSeedInfo(seed)
+	}
+	return out
 }
 
 // visible reads spec.settings.scheduling.visible; the API defaults it to true, so an
@@ -71,7 +103,7 @@ type CloudProfileSeedSelector struct{}
 
 func (CloudProfileSeedSelector) Name() string { return "CloudProfileSeedSelector" }
 
-func (CloudProfileSeedSelector) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+func (CloudProfileSeedSelector) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	if in.CloudProfile == nil || in.CloudProfile.Spec.SeedSelector == nil {
 		return nil
 	}
@@ -83,14 +115,14 @@ type ShootSeedSelector struct{}
 
 func (ShootSeedSelector) Name() string { return "ShootSeedSelector" }
 
-func (ShootSeedSelector) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+func (ShootSeedSelector) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	if in.Shoot.Spec.SeedSelector == nil {
 		return nil
 	}
 	return matchSelector(in, &in.Shoot.Spec.SeedSelector.LabelSelector, seed, ReasonShootSelector, "the shoot")
 }
 
-func matchSelector(in *framework.Input, ls *metav1.LabelSelector, seed *gardencorev1beta1.Seed, reason framework.Reason, owner string) *framework.Status {
+func matchSelector(in *framework.Input, ls *metav1.LabelSelector, seed *framework.SeedInfo, reason framework.Reason, owner string) *framework.Status {
 	sel, err := in.Selector(ls)
 	if err != nil {
 		return framework.Reject(ReasonInvalidSeedSelector, "the seed selector of %s is invalid: %v", owner, err)
@@ -108,7 +140,7 @@ type Provider struct{}
 
 func (Provider) Name() string { return "Provider" }
 
-func (Provider) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+func (Provider) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	var lists [][]string
 	if in.CloudProfile != nil && in.CloudProfile.Spec.SeedSelector != nil && len(in.CloudProfile.Spec.SeedSelector.ProviderTypes) > 0 {
 		lists = append(lists, in.CloudProfile.Spec.SeedSelector.ProviderTypes)
@@ -147,18 +179,16 @@ type Networks struct{}
 
 func (Networks) Name() string { return "Networks" }
 
-func (Networks) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	shoot := shootNetworks(in.Shoot, seed)
 	seedNets := [3]namedCIDR{
 		{"nodes", deref(seed.Spec.Networks.Nodes)},
 		{"pods", seed.Spec.Networks.Pods},
 		{"services", seed.Spec.Networks.Services},
 	}
-	// This runs for every seed of every decision: Input.Prefix parses each CIDR once.
-	var seedPrefixes [3]netip.Prefix
-	for i, se := range seedNets {
-		seedPrefixes[i] = in.Prefix(se.cidr)
-	}
+	// This runs for every seed of every decision: the seed's networks come parsed, and
+	// Input.Prefix parses the shoot's once.
+	seedPrefixes := seed.Networks
 	var overlaps []string
 	for _, sh := range shoot {
 		a := in.Prefix(sh.cidr)
@@ -179,7 +209,7 @@ func (Networks) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *frame
 
 type namedCIDR struct{ name, cidr string }
 
-func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *gardencorev1beta1.Seed) [3]namedCIDR {
+func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *framework.SeedInfo) [3]namedCIDR {
 	var nodes, pods, services string
 	if n := shoot.Spec.Networking; n != nil {
 		nodes, pods, services = deref(n.Nodes), deref(n.Pods), deref(n.Services)
@@ -208,7 +238,7 @@ type Taints struct{}
 
 func (Taints) Name() string { return "Taints" }
 
-func (Taints) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+func (Taints) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	for _, taint := range seed.Spec.Taints {
 		if !tolerated(taint, in.Shoot.Spec.Tolerations) {
 			if taint.Value != nil {
@@ -238,24 +268,14 @@ type Capacity struct{}
 
 func (Capacity) Name() string { return "Capacity" }
 
-func (Capacity) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
-	allocatable, ok := AllocatableShoots(seed)
-	if !ok {
+func (Capacity) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
+	if !seed.HasAllocatable {
 		return nil
 	}
-	if used := int64(in.Usage(seed.Name)); used >= allocatable {
-		return framework.Reject(ReasonCapacityExhausted, "no capacity left for shoots (allocatable %d)", allocatable)
+	if used := int64(in.Usage(seed.Name)); used >= seed.Allocatable {
+		return framework.Reject(ReasonCapacityExhausted, "no capacity left for shoots (allocatable %d)", seed.Allocatable)
 	}
 	return nil
-}
-
-// AllocatableShoots returns status.allocatable[shoots] and whether the seed has it.
-func AllocatableShoots(seed *gardencorev1beta1.Seed) (int64, bool) {
-	q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]
-	if !ok {
-		return 0, false
-	}
-	return q.Value(), true
 }
 
 // Zones keeps seeds with at least three zones for shoots whose control plane must
@@ -264,7 +284,7 @@ type Zones struct{}
 
 func (Zones) Name() string { return "Zones" }
 
-func (Zones) Filter(in *framework.Input, seed *gardencorev1beta1.Seed) *framework.Status {
+func (Zones) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	cp := in.Shoot.Spec.ControlPlane
 	if cp == nil || cp.HighAvailability == nil || cp.HighAvailability.FailureTolerance.Type != gardencorev1beta1.FailureToleranceTypeZone {
 		return nil

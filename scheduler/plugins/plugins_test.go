@@ -123,7 +123,7 @@ func TestFilters(t *testing.T) {
 				shoot = builders.MakeShoot("p", "a").Obj()
 			}
 			in := &framework.Input{Shoot: shoot, CloudProfile: c.cp, Usage: usageOf(map[string]int{"s": c.usage})}
-			st := c.filter.Filter(in, c.seed)
+			st := c.filter.Filter(in, NewSeedInfo(c.seed))
 			if c.want == "" {
 				assert.Nil(t, st)
 				return
@@ -162,10 +162,10 @@ func gardener(t *testing.T, strategy config.Strategy) *framework.Profile {
 	return p
 }
 
-func seeds(ss ...*builders.SeedBuilder) []*gardencorev1beta1.Seed {
-	out := make([]*gardencorev1beta1.Seed, len(ss))
+func seeds(ss ...*builders.SeedBuilder) []*framework.SeedInfo {
+	out := make([]*framework.SeedInfo, len(ss))
 	for i, s := range ss {
-		out[i] = s.Ready().Obj()
+		out[i] = NewSeedInfo(s.Ready().Obj())
 	}
 	return out
 }
@@ -185,7 +185,7 @@ func TestStrategies(t *testing.T) {
 		strategy config.Strategy
 		shoot    *gardencorev1beta1.Shoot
 		regions  *region.Config
-		seeds    []*gardencorev1beta1.Seed
+		seeds    []*framework.SeedInfo
 		usage    map[string]int
 		want     string
 		reasons  []framework.Reason
@@ -326,7 +326,7 @@ func TestLeastUtilizedWinnerAndTies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var ss []*gardencorev1beta1.Seed
+			var ss []*framework.SeedInfo
 			for _, n := range c.seeds {
 				b := builders.MakeSeed(n)
 				if n == "big" {
@@ -334,7 +334,7 @@ func TestLeastUtilizedWinnerAndTies(t *testing.T) {
 				} else if n == "small" {
 					b.Allocatable(5)
 				}
-				ss = append(ss, b.Ready().Obj())
+				ss = append(ss, NewSeedInfo(b.Ready().Obj()))
 			}
 			res := gardener(t, config.SameRegion).Schedule(&framework.Input{Shoot: shoot, Usage: usageOf(c.usage)}, ss)
 			assert.Equal(t, c.want, winner(res))
@@ -351,7 +351,7 @@ func TestFailureMessageGroupsReasons(t *testing.T) {
 		builders.MakeSeed("tainted").Taint("seed.gardener.cloud/protected", ""),
 		builders.MakeSeed("us").Provider("gcp", "us-central1"),
 	)
-	ss = append(ss, builders.MakeSeed("notready").Obj())
+	ss = append(ss, NewSeedInfo(builders.MakeSeed("notready").Obj()))
 	res := gardener(t, config.SameRegion).Schedule(&framework.Input{Shoot: shoot, Usage: usageOf(map[string]int{"full-a": 1, "full-b": 3})}, ss)
 	require.Nil(t, res.Seed)
 	assert.Equal(t, strings.Join([]string{
@@ -364,9 +364,9 @@ func TestFailureMessageGroupsReasons(t *testing.T) {
 }
 
 func TestFailureMessageBoundsSeedLists(t *testing.T) {
-	var ss []*gardencorev1beta1.Seed
+	var ss []*framework.SeedInfo
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
-		ss = append(ss, builders.MakeSeed(n).Invisible().Ready().Obj())
+		ss = append(ss, NewSeedInfo(builders.MakeSeed(n).Invisible().Ready().Obj()))
 	}
 	res := gardener(t, config.SameRegion).Schedule(&framework.Input{Shoot: builders.MakeShoot("p", "a").Obj(), Usage: usageOf(nil)}, ss)
 	assert.Contains(t, res.Message(), "(a, b, c, d, e, f, g, h, i, j and 2 more)")
@@ -385,7 +385,7 @@ func weighted(t *testing.T, strategy config.Strategy, ps ...config.ScorePlugin) 
 
 func TestWeightedProfiles(t *testing.T) {
 	shoot := builders.MakeShoot("p", "a").Provider("gcp", "europe-west1").Obj()
-	landscape := func() []*gardencorev1beta1.Seed {
+	landscape := func() []*framework.SeedInfo {
 		return seeds(
 			builders.MakeSeed("empty").Allocatable(100),
 			builders.MakeSeed("half").Allocatable(10),

@@ -3,7 +3,6 @@ package plugins
 import (
 	"fmt"
 
-	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
@@ -19,7 +18,7 @@ type MinimalDistanceScore struct {
 
 func (MinimalDistanceScore) Name() string { return string(config.MinimalDistancePlugin) }
 
-func (s MinimalDistanceScore) Score(in *framework.Input, seeds []*gardencorev1beta1.Seed) []int64 {
+func (s MinimalDistanceScore) Score(in *framework.Input, seeds []*framework.SeedInfo) []int64 {
 	scores := make([]int64, len(seeds))
 	if isTesting(in.Shoot) {
 		for i := range scores {
@@ -78,7 +77,7 @@ func (SeedResourcesLeastAllocated) Name() string {
 	return string(config.SeedResourcesLeastAllocatedPlugin)
 }
 
-func (SeedResourcesLeastAllocated) Score(in *framework.Input, seeds []*gardencorev1beta1.Seed) []int64 {
+func (SeedResourcesLeastAllocated) Score(in *framework.Input, seeds []*framework.SeedInfo) []int64 {
 	scores := make([]int64, len(seeds))
 	for i, seed := range seeds {
 		scores[i] = framework.MaxScore - allocatedShare(in, seed, 0)
@@ -95,7 +94,7 @@ func (SeedResourcesMostAllocated) Name() string {
 	return string(config.SeedResourcesMostAllocatedPlugin)
 }
 
-func (SeedResourcesMostAllocated) Score(in *framework.Input, seeds []*gardencorev1beta1.Seed) []int64 {
+func (SeedResourcesMostAllocated) Score(in *framework.Input, seeds []*framework.SeedInfo) []int64 {
 	scores := make([]int64, len(seeds))
 	for i, seed := range seeds {
 		scores[i] = allocatedShare(in, seed, 0)
@@ -104,13 +103,12 @@ func (SeedResourcesMostAllocated) Score(in *framework.Input, seeds []*gardencore
 }
 
 // allocatedShare is usage/allocatable in 0..MaxScore; unlimited for seeds without allocatable.
-func allocatedShare(in *framework.Input, seed *gardencorev1beta1.Seed, unlimited int64) int64 {
-	allocatable, ok := AllocatableShoots(seed)
-	if !ok || allocatable <= 0 {
+func allocatedShare(in *framework.Input, seed *framework.SeedInfo, unlimited int64) int64 {
+	if !seed.HasAllocatable || seed.Allocatable <= 0 {
 		return unlimited
 	}
-	used := min(int64(in.Usage(seed.Name)), allocatable)
-	return framework.MaxScore * used / allocatable
+	used := min(int64(in.Usage(seed.Name)), seed.Allocatable)
+	return framework.MaxScore * used / seed.Allocatable
 }
 
 // NewProfile builds the profile a configuration asks for. Without score plugins it is

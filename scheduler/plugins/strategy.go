@@ -18,7 +18,7 @@ type Strategy struct {
 
 func (s Strategy) Name() string { return string(s.Kind) }
 
-func (s Strategy) Select(in *framework.Input, seeds []*gardencorev1beta1.Seed) ([]*framework.Status, error) {
+func (s Strategy) Select(in *framework.Input, seeds []*framework.SeedInfo) ([]*framework.Status, error) {
 	out := make([]*framework.Status, len(seeds))
 	shoot := in.Shoot
 	if isTesting(shoot) {
@@ -72,7 +72,7 @@ func (s Strategy) Select(in *framework.Input, seeds []*gardencorev1beta1.Seed) (
 // minimalDistances measures each seed's distance as MinimalDistance does: from the region
 // config when it names at least one seed's region (configured then says which seeds it
 // names), else by the Levenshtein fallback for every seed (configured is nil).
-func minimalDistances(in *framework.Input, seeds []*gardencorev1beta1.Seed) ([]int, []bool, error) {
+func minimalDistances(in *framework.Input, seeds []*framework.SeedInfo) ([]int, []bool, error) {
 	distances := make([]int, len(seeds))
 	table, err := in.RegionConfig.Distances(in.Shoot.Spec.Region)
 	if err != nil {
