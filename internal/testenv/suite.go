@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/yaml"
 )
 
@@ -78,4 +79,25 @@ func Unique(prefix string) string {
 func (e *Environment) Namespace(ctx context.Context, prefix string) (string, error) {
 	name := Unique(prefix)
 	return name, e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+}
+
+// RunManagers runs a package's tests while its managers run: it starts them, runs tests,
+// stops them and waits for each. It returns the tests' exit code, or 1 when a manager
+// failed.
+func RunManagers(ctx context.Context, tests func() int, managers ...manager.Runnable) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, len(managers))
+	for _, mgr := range managers {
+		go func() { done <- mgr.Start(ctx) }()
+	}
+	code := tests()
+	cancel()
+	for range managers {
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+			code = 1
+		}
+	}
+	return code
 }

@@ -52,14 +52,6 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		done := make(chan error, 1)
-		go func() { done <- mgr.Start(ctx) }()
-		code := m.Run()
-		cancel()
-		if err := <-done; err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-			return 1
-		}
-		return code
+		return testenv.RunManagers(ctx, m.Run, mgr)
 	})
 }

@@ -81,21 +81,12 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		managers := append([]manager.Manager{seedManager}, setManagers...)
-		done := make(chan error, len(managers))
-		for _, mgr := range managers {
-			go func() { done <- mgr.Start(ctx) }()
-		}
 		go gardenlet.renewHeartbeats(ctx)
-		code := m.Run()
-		cancel()
-		for range managers {
-			if err := <-done; err != nil {
-				fmt.Fprintln(os.Stderr, "manager:", err)
-				code = 1
-			}
+		managers := []manager.Runnable{seedManager}
+		for _, mgr := range setManagers {
+			managers = append(managers, mgr)
 		}
-		return code
+		return testenv.RunManagers(ctx, m.Run, managers...)
 	})
 }
 
