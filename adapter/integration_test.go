@@ -291,12 +291,7 @@ func (l *landscape) getAs(t testing.TB, c *http.Client, path, contentType, user 
 		req.Header.Add("X-Remote-Group", g)
 	}
 	resp, err := c.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	return string(body)
+	return okBody(t, resp, err)
 }
 
 // metricsClients are the clients the autoscaler uses, for a user's rest config.
@@ -502,6 +497,13 @@ func TestMetricsThroughTheAggregator(t *testing.T) {
 func httpGet(t testing.TB, url string) string {
 	t.Helper()
 	resp, err := http.Get(url)
+	return okBody(t, resp, err)
+}
+
+// okBody reads the body of a response and fails the test unless the request went through
+// and was answered 200.
+func okBody(t testing.TB, resp *http.Response, err error) string {
+	t.Helper()
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
