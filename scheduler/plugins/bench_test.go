@@ -48,13 +48,17 @@ func BenchmarkDecision(b *testing.B) {
 				Shoot:        builders.MakeShoot("p", "new").Obj(),
 				CloudProfile: cloudProfile("gcp", nil),
 				RegionConfig: loadRegionConfig(b, "gcp"),
-				Usage:        ledger.Usage,
 			}
 			b.Run(fmt.Sprintf("profile=%s/seeds=%d/shoots=%d", name, size.seeds, size.shoots), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
+					// As the controller decides: usage read through one view of the ledger.
 					ledger.Lock()
-					res := profile.Decide(in, seeds)
+					var res framework.Result
+					ledger.View(func(usage func(string) int) {
+						in.Usage = usage
+						res = profile.Decide(in, seeds)
+					})
 					if res.Seed == nil {
 						b.Fatalf("no seed: %s", res.Message())
 					}
