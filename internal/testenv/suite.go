@@ -12,9 +12,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/yaml"
+
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 // QuietLogs sends klog and controller-runtime's log to standard error for errors only:
@@ -65,6 +68,19 @@ func ReadExample(path string, obj any) error {
 		return fmt.Errorf("examples/%s: %w", path, err)
 	}
 	return nil
+}
+
+// ExampleManagedSeedSet is the GEP's example ManagedSeedSet (examples/managedseedset.yaml) as
+// namespace/name with the given replicas and partition 0.
+func ExampleManagedSeedSet(namespace, name string, replicas int32) (*seedmanagementv1alpha1.ManagedSeedSet, error) {
+	set := &seedmanagementv1alpha1.ManagedSeedSet{}
+	if err := ReadExample("managedseedset.yaml", set); err != nil {
+		return nil, err
+	}
+	set.Namespace, set.Name = namespace, name
+	set.Spec.Replicas = ptr.To(replicas)
+	set.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)
+	return set, nil
 }
 
 var names atomic.Int64

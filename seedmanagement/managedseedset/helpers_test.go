@@ -39,11 +39,8 @@ func namespace(ctx context.Context, t *testing.T, prefix string) string {
 // name, namespace and replicas, and partition 0.
 func newSet(t *testing.T, ns, name string, replicas int32) *seedmanagementv1alpha1.ManagedSeedSet {
 	t.Helper()
-	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	require.NoError(t, testenv.ReadExample("managedseedset.yaml", set))
-	set.Namespace, set.Name = ns, name
-	set.Spec.Replicas = ptr.To(replicas)
-	set.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)
+	set, err := testenv.ExampleManagedSeedSet(ns, name, replicas)
+	require.NoError(t, err)
 	return set
 }
 

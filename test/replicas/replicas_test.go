@@ -153,11 +153,8 @@ func startReplica(ctx context.Context, t *testing.T, replica string, tr *tracker
 
 func newSet(t *testing.T, name string, replicas int32) *seedmanagementv1alpha1.ManagedSeedSet {
 	t.Helper()
-	set := &seedmanagementv1alpha1.ManagedSeedSet{}
-	require.NoError(t, testenv.ReadExample("managedseedset.yaml", set))
-	set.Namespace, set.Name = setNamespace, name
-	set.Spec.Replicas = ptr.To(replicas)
-	set.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)
+	set, err := testenv.ExampleManagedSeedSet(setNamespace, name, replicas)
+	require.NoError(t, err)
 	set.Spec.Selector.MatchLabels["set"] = seedmanagementv1alpha1.LabelValue(name)
 	set.Spec.Template.Labels["set"] = name
 	set.Spec.Template.Spec.SeedTemplate.Labels["set"] = name
