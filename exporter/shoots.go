@@ -125,10 +125,11 @@ func (x *shootIndex) collect(ch chan<- prometheus.Metric, withInfo bool) {
 
 // sortedLocked returns the series in exposition order (label values in label-name order;
 // name and namespace already tell every shoot apart), sorting only after a change. The
-// caller holds the lock.
+// caller holds the lock. A slice handed out is never changed (a change sorts into a new
+// one), so callers may read it after unlocking.
 func (x *shootIndex) sortedLocked() []*shootInfo {
 	if !x.clean {
-		x.sorted = x.sorted[:0]
+		x.sorted = make([]*shootInfo, 0, len(x.byKey))
 		for _, info := range x.byKey {
 			x.sorted = append(x.sorted, info)
 		}
@@ -141,11 +142,12 @@ func (x *shootIndex) sortedLocked() []*shootInfo {
 }
 
 // writeText writes the garden_shoot_info family in the Prometheus text format: the lines
-// were rendered when the informer reported each shoot, so a scrape copies bytes.
+// were rendered when the informer reported each shoot, so a scrape copies bytes. It writes
+// outside the lock: a slow scraper must not hold up the shoot informer's handler.
 func (x *shootIndex) writeText(w io.Writer) error {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	sorted := x.sortedLocked()
+	x.mu.Unlock()
 	if len(sorted) == 0 {
 		return nil
 	}
