@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -80,38 +81,40 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	}
 	r.metrics = m
 
-	informer, err := mgr.GetCache().GetInformer(ctx, &gardencorev1beta1.Shoot{})
-	if err != nil {
-		return fmt.Errorf("getting the shoot informer: %w", err)
-	}
-	registration, err := informer.AddEventHandler(r.Ledger.Handler())
-	if err != nil {
-		return fmt.Errorf("feeding the usage index from the shoot informer: %w", err)
-	}
+	// What a decision reads, kept by informer events; the scheduler decides only once every
+	// handler has seen its informer's initial list.
 	r.seedSnapshot = newSeedSnapshot()
-	seedInformer, err := mgr.GetCache().GetInformer(ctx, &gardencorev1beta1.Seed{})
-	if err != nil {
-		return fmt.Errorf("getting the seed informer: %w", err)
+	type feed struct {
+		obj     client.Object
+		handler toolscache.ResourceEventHandler
 	}
-	seedRegistration, err := seedInformer.AddEventHandler(r.seedSnapshot.Handler())
-	if err != nil {
-		return fmt.Errorf("feeding the seed snapshot from the seed informer: %w", err)
+	feeds := []feed{
+		{&gardencorev1beta1.Shoot{}, r.Ledger.Handler()},
+		{&gardencorev1beta1.Seed{}, r.seedSnapshot.Handler()},
 	}
-	regionsSynced := func() bool { return true }
 	if r.Config.Strategy == config.MinimalDistance {
 		r.regions = newRegionConfigs(r.Config.RegionConfigNamespace)
-		cmInformer, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{})
+		feeds = append(feeds, feed{&corev1.ConfigMap{}, r.regions.Handler()})
+	}
+	var synced []func() bool
+	for _, f := range feeds {
+		informer, err := mgr.GetCache().GetInformer(ctx, f.obj)
 		if err != nil {
-			return fmt.Errorf("getting the region-config informer: %w", err)
+			return fmt.Errorf("getting the %T informer: %w", f.obj, err)
 		}
-		cmRegistration, err := cmInformer.AddEventHandler(r.regions.Handler())
+		registration, err := informer.AddEventHandler(f.handler)
 		if err != nil {
-			return fmt.Errorf("feeding the region configs from the ConfigMap informer: %w", err)
+			return fmt.Errorf("feeding the scheduler from the %T informer: %w", f.obj, err)
 		}
-		regionsSynced = cmRegistration.HasSynced
+		synced = append(synced, registration.HasSynced)
 	}
 	r.Synced = func() bool {
-		return registration.HasSynced() && seedRegistration.HasSynced() && regionsSynced()
+		for _, s := range synced {
+			if !s() {
+				return false
+			}
+		}
+		return true
 	}
 
 	return ctrl.NewControllerManagedBy(mgr).
