@@ -330,3 +330,34 @@ func TestAnObjectTheCacheMissesIsNotReconciledUnlocked(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"gone"}, calls, "a deleted object still reaches the reconciler, which forgets it")
 }
+
+// lostAnswers writes objects to the API and then answers as if the request failed, as a
+// client does whose context is cancelled after the request went out.
+type lostAnswers struct{ client.Client }
+
+func (c lostAnswers) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.Client.Create(ctx, obj, opts...); err != nil {
+		return err
+	}
+	return context.Canceled
+}
+
+// A lock taken by a write whose answer was lost is released: the replica does not know it
+// holds it, and nothing else would release it before it expires.
+func TestALockWhoseAnswerWasLostIsReleased(t *testing.T) {
+	ctx := context.Background()
+	ns := namespace(t)
+	obj := object(t, ns, "lost")
+	l := locker(ns, "replica-a", true)
+	l.Client = lostAnswers{env.Client}
+	called := false
+	r := &Reconciler{Name: "test", Reader: env.Client, Kind: configMapKind, Locker: l,
+		Inner: reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			called = true
+			return reconcile.Result{}, nil
+		})}
+	_, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.False(t, called, "a reconcile ran without knowing it holds the lock")
+	assert.Nil(t, lease(t, ns, obj).Spec.HolderIdentity, "the lock taken by the lost write is still held")
+}

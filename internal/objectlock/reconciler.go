@@ -85,21 +85,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	locked, err := r.Locker.Lock(ctx, meta)
 	if err != nil {
+		// The write may have landed with its answer lost (a context cancelled at shutdown):
+		// release what may be ours. Unlock leaves a lock alone that another replica holds.
+		r.unlock(ctx, meta)
 		return reconcile.Result{}, err
 	}
 	if !locked {
 		log.V(1).Info("Object is locked by another replica; trying again later", "retryAfter", r.retryAfter())
 		return reconcile.Result{RequeueAfter: r.retryAfter()}, nil
 	}
-	defer func() {
-		// Release even when the reconcile's context was cancelled (shutdown), briefly.
-		unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := r.Locker.Unlock(unlockCtx, meta); err != nil {
-			log.Error(err, "Releasing the object lock; it expires on its own")
-		}
-	}()
+	defer r.unlock(ctx, meta)
 	return r.Inner.Reconcile(ctx, req)
+}
+
+// unlock releases the object's lock, even when the reconcile's context was cancelled
+// (shutdown), briefly.
+func (r *Reconciler) unlock(ctx context.Context, meta *metav1.PartialObjectMetadata) {
+	unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := r.Locker.Unlock(unlockCtx, meta); err != nil {
+		logf.FromContext(ctx).Error(err, "Releasing the object lock; it expires on its own")
+	}
 }
 
 // retryAfter is how soon an object another replica holds is tried again.
