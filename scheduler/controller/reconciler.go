@@ -167,10 +167,19 @@ func Backoff(failures int, base, maxDelay time.Duration) time.Duration {
 }
 
 // bind sets spec.seedName with a merge patch guarded by the resourceVersion the decision
-// was made on.
+// was made on. It asks for the patched shoot's metadata only, in protobuf: the informer
+// brings the whole shoot anyway, and encoding it as JSON for the answer (a shoot is a
+// custom resource, JSON only) and decoding it here was work for both sides on every bind.
 func (r *Reconciler) bind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
 	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"seedName":%q}}`, shoot.ResourceVersion, seed)
-	return r.Client.Patch(ctx, shoot, client.RawPatch(types.MergePatchType, []byte(patch)))
+	meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: shoot.Namespace, Name: shoot.Name}}
+	meta.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
+	if err := r.Client.Patch(ctx, meta, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		return err
+	}
+	shoot.ResourceVersion = meta.ResourceVersion
+	shoot.Spec.SeedName = &seed
+	return nil
 }
 
 func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, start time.Time, reason string, fits []types.NamespacedName) (ctrl.Result, error) {
