@@ -7,6 +7,7 @@ package usage
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -31,12 +32,24 @@ func SeedNames(shoot *gardencorev1beta1.Shoot) []string {
 type Index struct {
 	mu      sync.RWMutex
 	byShoot map[string][]string // shoot key (namespace/name) -> seeds it is counted on
-	bySeed  map[string]int
+	bySeed  map[string]*Count
 }
+
+// Count is the number of shoots on one seed as the index keeps it. A reader that holds it
+// (Counter) reads the count without a lookup by name and without the index's lock: a
+// scheduling decision reads the count of every seed.
+type Count struct {
+	n atomic.Int64
+	// pinned: handed out by Counter, so kept at zero rather than deleted.
+	pinned bool
+}
+
+// Load returns the count as of now.
+func (c *Count) Load() int { return int(c.n.Load()) }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byShoot: map[string][]string{}, bySeed: map[string]int{}}
+	return &Index{byShoot: map[string][]string{}, bySeed: map[string]*Count{}}
 }
 
 // Set records that the shoot with the given key occupies seeds, replacing what was
@@ -53,7 +66,7 @@ func (i *Index) Set(key string, seeds []string) {
 	}
 	i.byShoot[key] = seeds
 	for _, s := range seeds {
-		i.bySeed[s]++
+		i.countLocked(s).n.Add(1)
 	}
 }
 
@@ -62,28 +75,45 @@ func (i *Index) Delete(key string) {
 	i.Set(key, nil)
 }
 
+func (i *Index) countLocked(seed string) *Count {
+	c := i.bySeed[seed]
+	if c == nil {
+		c = &Count{}
+		i.bySeed[seed] = c
+	}
+	return c
+}
+
 func (i *Index) decrement(seed string) {
-	if i.bySeed[seed] <= 1 {
-		delete(i.bySeed, seed)
+	c := i.bySeed[seed]
+	if c == nil {
 		return
 	}
-	i.bySeed[seed]--
+	if c.n.Add(-1) <= 0 && !c.pinned {
+		delete(i.bySeed, seed)
+	}
 }
 
 // Count returns the number of shoots on a seed.
 func (i *Index) Count(seed string) int {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
-	return i.bySeed[seed]
+	if c := i.bySeed[seed]; c != nil {
+		return c.Load()
+	}
+	return 0
 }
 
-// View calls fn with a count function that reads the index under one read lock held
-// while fn runs, instead of a lock per count: a scheduling decision reads the count of
-// every seed. fn must not feed the index.
-func (i *Index) View(fn func(count func(seed string) int)) {
-	i.mu.RLock()
-	defer i.mu.RUnlock()
-	fn(func(seed string) int { return i.bySeed[seed] })
+// Counter returns the count of a seed to hold on to: it follows every later change of the
+// index. A counter handed out stays in the index for the index's life, at zero when the
+// seed has no shoots; one per seed name, so a long-lived reader should ask only for the
+// seeds it knows.
+func (i *Index) Counter(seed string) *Count {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	c := i.countLocked(seed)
+	c.pinned = true
+	return c
 }
 
 // Counts returns a copy of the count of every seed that has shoots.
@@ -91,8 +121,10 @@ func (i *Index) Counts() map[string]int {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	out := make(map[string]int, len(i.bySeed))
-	for s, n := range i.bySeed {
-		out[s] = n
+	for s, c := range i.bySeed {
+		if n := c.Load(); n > 0 {
+			out[s] = n
+		}
 	}
 	return out
 }

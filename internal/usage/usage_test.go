@@ -64,3 +64,25 @@ func TestIndexFollowsInformerEvents(t *testing.T) {
 	assert.Empty(t, idx.Counts(), "seeds without shoots leave no entry behind")
 	assert.Equal(t, 0, idx.Shoots())
 }
+
+func TestACounterFollowsTheIndex(t *testing.T) {
+	idx := NewIndex()
+	h := idx.Handler()
+	before := idx.Counter("seed-1") // handed out before the seed has shoots
+	h.OnAdd(shoot("a", ptr.To("seed-1"), nil), false)
+	h.OnAdd(shoot("b", ptr.To("seed-2"), nil), false)
+	assert.Equal(t, 1, before.Load())
+	assert.Same(t, before, idx.Counter("seed-1"), "one counter per seed")
+
+	after := idx.Counter("seed-2") // handed out after
+	h.OnUpdate(nil, shoot("b", ptr.To("seed-1"), nil))
+	assert.Equal(t, 2, before.Load())
+	assert.Equal(t, 0, after.Load())
+
+	h.OnDelete(shoot("a", ptr.To("seed-1"), nil))
+	h.OnDelete(shoot("b", ptr.To("seed-1"), nil))
+	assert.Equal(t, 0, before.Load())
+	h.OnAdd(shoot("c", ptr.To("seed-1"), nil), false)
+	assert.Equal(t, 1, before.Load(), "a counter at zero is kept, not replaced")
+	assert.Equal(t, map[string]int{"seed-1": 1}, idx.Counts(), "counters at zero are no entry of Counts")
+}

@@ -22,10 +22,8 @@ func TestReservationsCountUntilTheInformerSeesTheBind(t *testing.T) {
 
 	l.Reserve("p/new", "s1")
 	assert.Equal(t, 2, l.Usage("s1"), "reserved but not yet seen")
-	l.View(func(usage func(string) int) {
-		assert.Equal(t, 2, usage("s1"), "a view answers as Usage")
-		assert.Equal(t, 0, usage("s2"))
-	})
+	assert.Equal(t, 2, l.Seat("s1").Shoots(), "a seat answers as Usage")
+	assert.Equal(t, 0, l.Seat("s2").Shoots())
 	seed, ok := l.Reserved("p/new")
 	assert.True(t, ok)
 	assert.Equal(t, "s1", seed)
@@ -79,18 +77,16 @@ func TestConcurrentDecisionsNeverOvercommit(t *testing.T) {
 			defer wg.Done()
 			for i := range work {
 				name := fmt.Sprintf("shoot-%d", i)
-				// As the scheduler decides: usage read through a view, the reservation
+				// As the scheduler decides: usage read from the seats, the reservation
 				// made after it, both under the decision lock.
 				l.Lock()
 				chosen := ""
-				l.View(func(usage func(string) int) {
-					for s := 0; s < seeds; s++ {
-						if seed := fmt.Sprintf("seed-%d", s); usage(seed) < allocatable {
-							chosen = seed
-							break
-						}
+				for s := 0; s < seeds; s++ {
+					if seed := fmt.Sprintf("seed-%d", s); l.Seat(seed).Shoots() < allocatable {
+						chosen = seed
+						break
 					}
-				})
+				}
 				if chosen != "" {
 					l.Reserve("p/"+name, chosen)
 				}

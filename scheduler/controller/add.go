@@ -83,7 +83,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 
 	// What a decision reads, kept by informer events; the scheduler decides only once every
 	// handler has seen its informer's initial list.
-	r.seedSnapshot = newSeedSnapshot()
+	r.seedSnapshot = newSeedSnapshot(r.Ledger)
 	type feed struct {
 		obj     client.Object
 		handler toolscache.ResourceEventHandler

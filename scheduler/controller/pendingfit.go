@@ -79,7 +79,7 @@ func templateAllocatable(set *seedmanagementv1alpha1.ManagedSeedSet, resources *
 // sets in its region (SameRegion) or nearest to it (MinimalDistance).
 func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, in *framework.Input, sets []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) ([]types.NamespacedName, error) {
 	empty := *in
-	empty.Usage = func(string) int { return 0 }
+	empty.Usage = func(*framework.SeedInfo) int { return 0 }
 	var keys []types.NamespacedName
 	var seeds []*framework.SeedInfo
 	for _, set := range sets {

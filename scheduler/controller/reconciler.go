@@ -109,13 +109,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	seeds := r.seedSnapshot.List()
 
+	in.Usage = framework.Occupied
 	r.Ledger.Lock()
-	var res framework.Result
-	r.Ledger.View(func(usage func(string) int) {
-		in.Usage = usage
-		res = r.Profile.Decide(in, seeds)
-	})
-	in.Usage = r.Ledger.Usage // the view's lock-free lookup must not outlive it
+	res := r.Profile.Decide(in, seeds)
 	if res.Seed != nil {
 		r.Ledger.Reserve(key, res.Seed.Name)
 	}

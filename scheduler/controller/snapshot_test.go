@@ -7,6 +7,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
 
@@ -19,7 +21,8 @@ func names(seeds []*framework.SeedInfo) []string {
 }
 
 func TestSeedSnapshotFollowsTheInformer(t *testing.T) {
-	s := newSeedSnapshot()
+	ledger := capacity.NewLedger(usage.NewIndex())
+	s := newSeedSnapshot(ledger)
 	h := s.Handler()
 	assert.Empty(t, s.List())
 
@@ -40,4 +43,10 @@ func TestSeedSnapshotFollowsTheInformer(t *testing.T) {
 	assert.Equal(t, int64(3), second[0].Allocatable)
 	assert.Equal(t, []string{"a", "b", "c"}, names(first), "a list handed out earlier never changes")
 	assert.Equal(t, &second[0], &s.List()[0], "unchanged seeds give the same list, without rebuilding it")
+
+	// Each seed reads its usage from its seat in the ledger, across versions of the seed.
+	assert.Same(t, ledger.Seat("b"), second[0].Occupancy)
+	ledger.Reserve("p/x", "b")
+	ledger.Index().Set("p/y", []string{"b"})
+	assert.Equal(t, 2, framework.Occupied(second[0]))
 }

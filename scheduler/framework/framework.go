@@ -48,7 +48,19 @@ type SeedInfo struct {
 	// Networks are the seed's node, pod and service networks, parsed; the invalid zero
 	// Prefix when unset or unparsable.
 	Networks [3]netip.Prefix
+	// Occupancy is where the scheduler keeps the seed's usage (its capacity.Seat), for
+	// Input.Usage to read without a lookup by name; nil outside the scheduler.
+	Occupancy Occupancy
 }
+
+// Occupancy is a seed's usage as the scheduler keeps it.
+type Occupancy interface {
+	// Shoots is the shoots on the seed, including binds not yet seen by the informer.
+	Shoots() int
+}
+
+// Occupied is the Input.Usage of the scheduler: the seed's Occupancy.
+func Occupied(seed *SeedInfo) int { return seed.Occupancy.Shoots() }
 
 // Input is everything a decision reads besides the seeds.
 type Input struct {
@@ -58,8 +70,9 @@ type Input struct {
 	CloudProfile *gardencorev1beta1.CloudProfile
 	// RegionConfig is the region config of the shoot's cloud profile; nil when there is none.
 	RegionConfig *region.Config
-	// Usage returns the shoots a seed hosts, including binds not yet seen by the informer.
-	Usage func(seed string) int
+	// Usage returns the shoots a seed hosts, including binds not yet seen by the informer
+	// (Occupied in the scheduler). A decision calls it for every seed.
+	Usage func(seed *SeedInfo) int
 
 	// selectors are the label selectors converted so far (see Selector).
 	selectors []convertedSelector
@@ -268,9 +281,9 @@ func (p *Profile) winner(in *Input, candidates []*SeedInfo) *SeedInfo {
 		}
 	}
 	best := 0
-	bestUsage := in.Usage(candidates[0].Name)
+	bestUsage := in.Usage(candidates[0])
 	for i := 1; i < len(candidates); i++ {
-		u := in.Usage(candidates[i].Name)
+		u := in.Usage(candidates[i])
 		switch {
 		case totals[i] > totals[best]:
 		case totals[i] < totals[best]:

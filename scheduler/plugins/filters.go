@@ -272,7 +272,7 @@ func (Capacity) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 	if !seed.HasAllocatable {
 		return nil
 	}
-	if used := int64(in.Usage(seed.Name)); used >= seed.Allocatable {
+	if used := int64(in.Usage(seed)); used >= seed.Allocatable {
 		return framework.Reject(ReasonCapacityExhausted, "no capacity left for shoots (allocatable %d)", seed.Allocatable)
 	}
 	return nil

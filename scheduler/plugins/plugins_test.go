@@ -19,8 +19,8 @@ import (
 	"github.com/seedscaler/seedscaler/scheduler/region"
 )
 
-func usageOf(counts map[string]int) func(string) int {
-	return func(seed string) int { return counts[seed] }
+func usageOf(counts map[string]int) func(*framework.SeedInfo) int {
+	return func(seed *framework.SeedInfo) int { return counts[seed.Name] }
 }
 
 func cloudProfile(name string, selector *gardencorev1beta1.SeedSelector) *gardencorev1beta1.CloudProfile {

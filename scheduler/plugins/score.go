@@ -107,7 +107,7 @@ func allocatedShare(in *framework.Input, seed *framework.SeedInfo, unlimited int
 	if !seed.HasAllocatable || seed.Allocatable <= 0 {
 		return unlimited
 	}
-	used := min(int64(in.Usage(seed.Name)), seed.Allocatable)
+	used := min(int64(in.Usage(seed)), seed.Allocatable)
 	return framework.MaxScore * used / seed.Allocatable
 }
 
