@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	return testenv.RunTests(testenv.Options{}, func(e *testenv.Environment) int {
+	opts := testenv.Options{}
+	if os.Getenv("SEEDSCALER_BENCH_PROFILE") != "" {
+		opts.ExtraAPIServerArgs = map[string]string{"profiling": "true"}
+	}
+	return testenv.RunTests(opts, func(e *testenv.Environment) int {
 		env = e
 		return m.Run()
 	})
