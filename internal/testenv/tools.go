@@ -3,6 +3,8 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,4 +22,21 @@ func Tool(name string) (string, error) {
 		return "", fmt.Errorf("%s=%s: %w (build it with `hack/tools/build.sh %s`)", env, path, err, name)
 	}
 	return path, nil
+}
+
+// BuildSeedscaler builds cmd/seedscaler into dir and returns the binary's path: for tests
+// that run the parts as the chart does, each its own process. The go command's build cache
+// makes every build after the first quick.
+func BuildSeedscaler(dir string) (string, error) {
+	root, err := RepositoryRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "seedscaler")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/seedscaler")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building seedscaler: %w\n%s", err, out)
+	}
+	return bin, nil
 }

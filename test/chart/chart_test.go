@@ -169,13 +169,8 @@ func TestEveryPodIsRestricted(t *testing.T) {
 // The chart must never deploy a subcommand that does not exist, or pass a flag it does not
 // know: every container's args are parsed by the real binary (with --help, so nothing runs).
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
-	root, err := testenv.RepositoryRoot()
+	bin, err := testenv.BuildSeedscaler(t.TempDir())
 	require.NoError(t, err)
-	bin := filepath.Join(t.TempDir(), "seedscaler")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/seedscaler")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
 
 	for name, args := range valuesFiles(t) {
 		for _, d := range deployments(t, args...) {

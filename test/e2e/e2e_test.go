@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -62,20 +61,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) (int, error) {
-	root, err := testenv.RepositoryRoot()
-	if err != nil {
-		return 0, err
-	}
 	dir, err := os.MkdirTemp("", "seedscaler-e2e-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "seedscaler")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/seedscaler")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return 0, fmt.Errorf("building seedscaler for the end-to-end suite: %w", err)
+	if binary, err = testenv.BuildSeedscaler(dir); err != nil {
+		return 0, fmt.Errorf("the end-to-end suite: %w", err)
 	}
 	return m.Run(), nil
 }
