@@ -48,6 +48,9 @@ type SeedInfo struct {
 	// Networks are the seed's node, pod and service networks, parsed; the invalid zero
 	// Prefix when unset or unparsable.
 	Networks [3]netip.Prefix
+	// ShootDefaults are the pod and service networks the seed gives a shoot that sets none
+	// (spec.networks.shootDefaults).
+	ShootDefaults [2]CIDR
 	// Occupancy is where the scheduler keeps the seed's usage (its capacity.Seat), for
 	// Input.Usage to read without a lookup by name; nil outside the scheduler.
 	Occupancy Occupancy
@@ -76,15 +79,25 @@ type Input struct {
 
 	// selectors are the label selectors converted so far (see Selector).
 	selectors []convertedSelector
-	// prefixes are the CIDRs parsed last (see Prefix), replaced round-robin from next.
-	prefixes [8]parsedPrefix
-	next     int
+	// shootNetworks are the shoot's networks, parsed on the first call of ShootNetworks.
+	shootNetworks       [3]CIDR
+	shootNetworksParsed bool
 }
 
-type parsedPrefix struct {
-	cidr   string
-	prefix netip.Prefix
-	set    bool
+// CIDR is a network as the API object writes it and as parsed: Prefix is the invalid zero
+// Prefix, which overlaps nothing, when Text is empty or not a CIDR.
+type CIDR struct {
+	Text   string
+	Prefix netip.Prefix
+}
+
+// ParseCIDR parses a network of a shoot or seed.
+func ParseCIDR(text string) CIDR {
+	prefix, err := netip.ParsePrefix(text)
+	if err != nil {
+		prefix = netip.Prefix{}
+	}
+	return CIDR{Text: text, Prefix: prefix}
 }
 
 type convertedSelector struct {
@@ -107,28 +120,24 @@ func (in *Input) Selector(ls *metav1.LabelSelector) (labels.Selector, error) {
 	return sel, err
 }
 
-// Prefix parses a CIDR of the shoot or a seed and remembers the last few per Input. The
-// networks filter checks three networks of the shoot against three of every seed in every
-// decision, and the strings repeat: the shoot's for every seed, and the seeds of one
-// ManagedSeedSet share their networks. Parsing them again was half of a decision's time at
-// 1,000 seeds. An unset or unparsable CIDR gives the invalid zero Prefix, which overlaps
-// nothing.
-func (in *Input) Prefix(cidr string) netip.Prefix {
-	if cidr == "" {
-		return netip.Prefix{}
-	}
-	for i := range in.prefixes {
-		if p := &in.prefixes[i]; p.set && p.cidr == cidr {
-			return p.prefix
+// ShootNetworks are the shoot's nodes, pods and services networks, parsed once per Input:
+// the networks filter checks them against every seed of a decision. Parsing them per seed,
+// and then looking them up by string in a memo, was a tenth of the running scheduler's CPU.
+func (in *Input) ShootNetworks() [3]CIDR {
+	if !in.shootNetworksParsed {
+		if n := in.Shoot.Spec.Networking; n != nil {
+			in.shootNetworks = [3]CIDR{ParseCIDR(deref(n.Nodes)), ParseCIDR(deref(n.Pods)), ParseCIDR(deref(n.Services))}
 		}
+		in.shootNetworksParsed = true
 	}
-	prefix, err := netip.ParsePrefix(cidr)
-	if err != nil {
-		prefix = netip.Prefix{}
+	return in.shootNetworks
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	in.prefixes[in.next] = parsedPrefix{cidr: cidr, prefix: prefix, set: true}
-	in.next = (in.next + 1) % len(in.prefixes)
-	return prefix
+	return *s
 }
 
 // FilterPlugin rejects seeds a shoot must not be placed on.

@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"fmt"
 	"net/netip"
 	"testing"
 
@@ -9,6 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 )
 
 func TestSelectorConvertsOncePerInput(t *testing.T) {
@@ -29,30 +31,24 @@ func TestSelectorConvertsOncePerInput(t *testing.T) {
 	assert.Equal(t, err, again, "a conversion error is remembered too")
 }
 
-func TestPrefixAnswersAsParsePrefix(t *testing.T) {
-	in := &Input{}
-	// More distinct strings than the memo holds, twice over, so that answers after an
-	// eviction are checked too.
-	cidrs := []string{"10.0.0.0/16", "2001:db8::/64", "", "10.0.0.0", "not-a-cidr", "10.0.0.0/33"}
-	for i := range 2 * len(in.prefixes) {
-		cidrs = append(cidrs, fmt.Sprintf("10.%d.0.0/16", i))
-	}
-	for range 2 {
-		for _, s := range cidrs {
-			want, err := netip.ParsePrefix(s)
-			if err != nil {
-				want = netip.Prefix{}
-			}
-			assert.Equal(t, want, in.Prefix(s), "Prefix(%q)", s)
+func TestParseCIDRAnswersAsParsePrefix(t *testing.T) {
+	for _, text := range []string{"10.0.0.0/16", "2001:db8::/64", "", "10.0.0.0", "not-a-cidr", "10.0.0.0/33"} {
+		want, err := netip.ParsePrefix(text)
+		if err != nil {
+			want = netip.Prefix{} // overlaps nothing
 		}
+		assert.Equal(t, CIDR{Text: text, Prefix: want}, ParseCIDR(text), "ParseCIDR(%q)", text)
 	}
 }
 
-func TestPrefixParsesRepeatedCIDRsOnce(t *testing.T) {
-	in := &Input{}
-	in.Prefix("10.250.0.0/16")
-	in.Prefix("100.96.0.0/11")
-	next := in.next
-	assert.Equal(t, netip.MustParsePrefix("10.250.0.0/16"), in.Prefix("10.250.0.0/16"))
-	assert.Equal(t, next, in.next, "a remembered CIDR takes no new slot")
+func TestShootNetworksAreParsedOncePerInput(t *testing.T) {
+	shoot := &gardencorev1beta1.Shoot{}
+	shoot.Spec.Networking = &gardencorev1beta1.Networking{Nodes: ptr.To("10.250.0.0/16"), Services: ptr.To("bogus")}
+	in := &Input{Shoot: shoot}
+	want := [3]CIDR{{"10.250.0.0/16", netip.MustParsePrefix("10.250.0.0/16")}, {}, {Text: "bogus"}}
+	assert.Equal(t, want, in.ShootNetworks())
+	shoot.Spec.Networking.Nodes = ptr.To("10.1.0.0/16")
+	assert.Equal(t, want, in.ShootNetworks(), "parsed on the first call, for the rest of the decision")
+
+	assert.Equal(t, [3]CIDR{}, (&Input{Shoot: &gardencorev1beta1.Shoot{}}).ShootNetworks(), "a shoot without networking")
 }

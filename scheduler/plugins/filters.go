@@ -5,7 +5,6 @@ package plugins
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -71,10 +70,11 @@ func NewSeedInfo(seed *gardencorev1beta1.Seed) *framework.SeedInfo {
 	if q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok {
 		info.Allocatable, info.HasAllocatable = q.Value(), true
 	}
-	for i, cidr := range [3]string{deref(seed.Spec.Networks.Nodes), seed.Spec.Networks.Pods, seed.Spec.Networks.Services} {
-		if p, err := netip.ParsePrefix(cidr); err == nil {
-			info.Networks[i] = p
-		}
+	for i := range info.Networks {
+		info.Networks[i] = framework.ParseCIDR(seedNetwork(info, i)).Prefix
+	}
+	if d := seed.Spec.Networks.ShootDefaults; d != nil {
+		info.ShootDefaults = [2]framework.CIDR{framework.ParseCIDR(deref(d.Pods)), framework.ParseCIDR(deref(d.Services))}
 	}
 	return info
 }
@@ -180,24 +180,20 @@ type Networks struct{}
 func (Networks) Name() string { return "Networks" }
 
 func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
-	shoot := shootNetworks(in.Shoot, seed)
-	seedNets := [3]namedCIDR{
-		{"nodes", deref(seed.Spec.Networks.Nodes)},
-		{"pods", seed.Spec.Networks.Pods},
-		{"services", seed.Spec.Networks.Services},
-	}
-	// This runs for every seed of every decision: the seed's networks come parsed, and
-	// Input.Prefix parses the shoot's once.
-	seedPrefixes := seed.Networks
+	// This runs for every seed of every decision: the shoot's networks are parsed once per
+	// decision, the seed's once per version of the seed.
+	shoot := in.ShootNetworks()
 	var overlaps []string
-	for _, sh := range shoot {
-		a := in.Prefix(sh.cidr)
-		if !a.IsValid() {
+	for i, sh := range shoot {
+		if sh.Text == "" && i > 0 {
+			sh = seed.ShootDefaults[i-1] // pods and services: the seed's defaults
+		}
+		if !sh.Prefix.IsValid() {
 			continue
 		}
-		for i, b := range seedPrefixes {
-			if b.IsValid() && a.Overlaps(b) {
-				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", sh.name, sh.cidr, seedNets[i].name, seedNets[i].cidr))
+		for j, b := range seed.Networks {
+			if b.IsValid() && sh.Prefix.Overlaps(b) {
+				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", networkNames[i], sh.Text, networkNames[j], seedNetwork(seed, j)))
 			}
 		}
 	}
@@ -207,22 +203,13 @@ func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 	return nil
 }
 
-type namedCIDR struct{ name, cidr string }
+// networkNames name the networks of a shoot and a seed, in the order of
+// Input.ShootNetworks and SeedInfo.Networks.
+var networkNames = [3]string{"nodes", "pods", "services"}
 
-func shootNetworks(shoot *gardencorev1beta1.Shoot, seed *framework.SeedInfo) [3]namedCIDR {
-	var nodes, pods, services string
-	if n := shoot.Spec.Networking; n != nil {
-		nodes, pods, services = deref(n.Nodes), deref(n.Pods), deref(n.Services)
-	}
-	if d := seed.Spec.Networks.ShootDefaults; d != nil {
-		if pods == "" {
-			pods = deref(d.Pods)
-		}
-		if services == "" {
-			services = deref(d.Services)
-		}
-	}
-	return [3]namedCIDR{{"nodes", nodes}, {"pods", pods}, {"services", services}}
+// seedNetwork is the seed's network i as written in its spec.
+func seedNetwork(seed *framework.SeedInfo, i int) string {
+	return [3]string{deref(seed.Spec.Networks.Nodes), seed.Spec.Networks.Pods, seed.Spec.Networks.Services}[i]
 }
 
 func deref(s *string) string {
