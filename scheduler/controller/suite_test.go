@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -64,6 +65,12 @@ func startScheduler(tb testing.TB, cfg *config.SchedulerConfiguration) *schedule
 // buildScheduler builds a scheduler with cfg (defaulted and validated) without starting it.
 func buildScheduler(tb testing.TB, ctx context.Context, cfg *config.SchedulerConfiguration) *scheduler {
 	tb.Helper()
+	return buildSchedulerFor(tb, ctx, env.Config, cfg)
+}
+
+// buildSchedulerFor is buildScheduler talking to the apiserver with restConfig.
+func buildSchedulerFor(tb testing.TB, ctx context.Context, restConfig *rest.Config, cfg *config.SchedulerConfiguration) *scheduler {
+	tb.Helper()
 	config.Default(cfg)
 	require.NoError(tb, config.Validate(cfg))
 	opts := manager.Options{
@@ -73,7 +80,7 @@ func buildScheduler(tb testing.TB, ctx context.Context, cfg *config.SchedulerCon
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	}
 	CacheOptions(cfg)(&opts)
-	mgr, err := manager.New(env.Config, opts)
+	mgr, err := manager.New(restConfig, opts)
 	require.NoError(tb, err)
 	s := &scheduler{reconciler: &Reconciler{Config: cfg}, registry: prometheus.NewPedanticRegistry(), manager: mgr}
 	require.NoError(tb, s.reconciler.AddToManager(ctx, mgr, s.registry))
