@@ -91,7 +91,7 @@ func TestDemoDayFitsTheDemo(t *testing.T) {
 	ha := 0
 	for range 200 {
 		shoot := sim.newTenantShoot(AnyLocation, epoch)
-		in := &framework.Input{Shoot: shoot, CloudProfile: cloudProfile, Usage: func(string) int { return 0 }}
+		in := &framework.Input{Shoot: shoot, CloudProfile: cloudProfile, Usage: func(*framework.SeedInfo) int { return 0 }}
 		require.Equal(t, cloudProfile.Name, *shoot.Spec.CloudProfileName)
 		for _, f := range plugins.Filters() {
 			assert.Nil(t, f.Filter(in, demo), "filter %s rejects a demo seed for shoot %+v", f.Name(), shoot.Spec)
