@@ -101,9 +101,10 @@ func mergePatchAndRecordAll(b *testing.B, c client.Client, shoots []*gardencorev
 // workers) against envtest's kube-apiserver and etcd, and measures in the same round the
 // raw merge-patch rate of that apiserver on the same shoots with as many concurrent
 // clients, once before and once after the binds so that a change of the machine's load
-// during the round weighs on both. It reports binds/s, patches/s and their ratio over all
-// rounds: how close the scheduler comes to what the apiserver can take. One round takes
-// about a minute; run it with -benchtime 1x.
+// during the round weighs on both. Neither side has a client-side rate limit, so both
+// measure the apiserver. It reports binds/s, patches/s and their ratio over all rounds: how
+// close the scheduler comes to what the apiserver can take. One round takes about a
+// minute; run it with -benchtime 1x.
 func BenchmarkBindShoots(b *testing.B) {
 	const seeds, shoots = 1000, 5000
 	ctx := context.Background()
