@@ -6,12 +6,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
@@ -117,7 +115,7 @@ func quantile(latencies []time.Duration, q float64) float64 {
 
 // startLandscapeProcesses is startLandscape with the exporter and the adapter each run as a
 // seedscaler process with the flags the chart gives them; their logs are in the test's
-// temporary directory, and the end of each is printed if it fails to come up.
+// temporary directory, and the end of each is printed if the benchmark fails.
 func startLandscapeProcesses(b *testing.B, configYAML string) *landscape {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -133,7 +131,7 @@ func startLandscapeProcesses(b *testing.B, configYAML string) *landscape {
 	require.NoError(b, err)
 	exporterHealth, err := promrunner.FreeLoopbackAddress()
 	require.NoError(b, err)
-	exporterLog := startProcess(ctx, b, bin, dir, "exporter", "--kubeconfig="+filepath.Join(dir, "admin.kubeconfig"),
+	startPart(b, bin, dir, "exporter", "--kubeconfig="+filepath.Join(dir, "admin.kubeconfig"),
 		"--metrics-bind-address="+exporterMetrics, "--health-probe-bind-address="+exporterHealth)
 	require.Eventually(b, func() bool {
 		resp, err := http.Get("http://" + exporterHealth + "/readyz")
@@ -142,7 +140,7 @@ func startLandscapeProcesses(b *testing.B, configYAML string) *landscape {
 		}
 		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
-	}, time.Minute, 100*time.Millisecond, "the exporter did not get ready; its log:\n%s", tail(exporterLog))
+	}, time.Minute, 100*time.Millisecond, "the exporter did not get ready")
 
 	promBin, err := testenv.Tool("prometheus")
 	require.NoError(b, err)
@@ -152,58 +150,29 @@ func startLandscapeProcesses(b *testing.B, configYAML string) *landscape {
 	b.Cleanup(func() { _ = prom.Stop() })
 
 	l := &landscape{prom: prom}
-	l.ca, err = pki.NewCA("adapter-ca")
-	require.NoError(b, err)
-	serving, err := l.ca.NewServingCert(adapterService+"."+adapterNamespace+".svc", "localhost", "127.0.0.1")
-	require.NoError(b, err)
-	files := map[string][]byte{"tls.crt": serving.CertPEM, "tls.key": serving.KeyPEM,
-		"adapter.kubeconfig": leastPrivilegeKubeconfig(ctx, b), "rules.yaml": []byte(configYAML)}
-	for name, data := range files {
-		require.NoError(b, os.WriteFile(filepath.Join(dir, name), data, 0o600))
-	}
 	secure, err := promrunner.FreeLoopbackAddress()
 	require.NoError(b, err)
 	_, port, err := net.SplitHostPort(secure)
 	require.NoError(b, err)
-	adapterLog := startProcess(ctx, b, bin, dir, "adapter", "--kubeconfig="+filepath.Join(dir, "adapter.kubeconfig"),
-		"--secure-port="+port, "--bind-address=127.0.0.1",
-		"--tls-cert-file="+filepath.Join(dir, "tls.crt"), "--tls-private-key-file="+filepath.Join(dir, "tls.key"),
-		"--prometheus-url="+prom.URL, "--config="+filepath.Join(dir, "rules.yaml"),
-		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+	startPart(b, bin, dir, "adapter", append(l.chartFlags(ctx, b, dir, configYAML),
+		"--secure-port="+port, "--bind-address=127.0.0.1", "--metrics-bind-address=0", "--health-probe-bind-address=0")...)
 	l.adapterURL = "https://" + secure
 	portNumber, err := strconv.Atoi(port)
 	require.NoError(b, err)
-	b.Cleanup(func() {
-		if b.Failed() {
-			b.Logf("the end of the adapter's log:\n%s", tail(adapterLog))
-		}
-	})
 	registerAPIServices(ctx, b, int32(portNumber), l.ca.CertPEM())
 	return l
 }
 
-// startProcess runs `bin part args...` until the benchmark ends, its output in
-// dir/<part>.log, whose path it returns.
-func startProcess(ctx context.Context, b *testing.B, bin, dir, part string, args ...string) string {
+// startPart runs `bin part args...` until the benchmark ends, its output in dir/<part>.log,
+// the end of which the benchmark logs if it fails.
+func startPart(b *testing.B, bin, dir, part string, args ...string) {
 	b.Helper()
-	logPath := filepath.Join(dir, part+".log")
-	logFile, err := os.Create(logPath)
-	require.NoError(b, err)
-	cmd := exec.CommandContext(ctx, bin, append([]string{part}, args...)...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	require.NoError(b, cmd.Start())
+	p := process.New(part, bin, dir, append([]string{part}, args...)...)
+	require.NoError(b, p.Start())
 	b.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		_ = logFile.Close()
+		if b.Failed() {
+			b.Logf("the end of the %s's log:\n%s", part, p.Tail(4000))
+		}
+		p.Stop(10 * time.Second)
 	})
-	return logPath
-}
-
-// tail is the end of a log file.
-func tail(path string) string {
-	data, _ := os.ReadFile(path)
-	return string(data[max(0, len(data)-4000):])
 }

@@ -129,28 +129,7 @@ func startLandscape(t testing.TB, configYAML string, extra ...promrunner.Target)
 // for its Service, and registers it as the APIService of both metrics APIs.
 func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML string) {
 	t.Helper()
-	dir := t.TempDir()
-	var err error
-	l.ca, err = pki.NewCA("adapter-ca")
-	require.NoError(t, err)
-	serving, err := l.ca.NewServingCert(adapterService+"."+adapterNamespace+".svc", "localhost", "127.0.0.1")
-	require.NoError(t, err)
-	kubeconfig := leastPrivilegeKubeconfig(ctx, t)
-	files := map[string][]byte{"tls.crt": serving.CertPEM, "tls.key": serving.KeyPEM, "kubeconfig": kubeconfig}
-	if configYAML != "" {
-		files["rules.yaml"] = []byte(configYAML)
-	}
-	for name, data := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
-	}
-	// The flags the chart passes, parsed by the adapter's own flag set.
-	args := []string{
-		"--tls-cert-file=" + filepath.Join(dir, "tls.crt"), "--tls-private-key-file=" + filepath.Join(dir, "tls.key"),
-		"--prometheus-url=" + l.prom.URL, "--kubeconfig=" + filepath.Join(dir, "kubeconfig"),
-	}
-	if configYAML != "" {
-		args = append(args, "--config="+filepath.Join(dir, "rules.yaml"))
-	}
+	args := l.chartFlags(ctx, t, t.TempDir(), configYAML)
 	metricsAddr, err := promrunner.FreeLoopbackAddress()
 	require.NoError(t, err)
 	healthAddr, err := promrunner.FreeLoopbackAddress()
@@ -176,6 +155,33 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	portNumber, err := strconv.Atoi(port)
 	require.NoError(t, err)
 	registerAPIServices(ctx, t, int32(portNumber), l.ca.CertPEM())
+}
+
+// chartFlags makes the adapter's CA (l.ca) and a serving certificate for its Service,
+// writes them, a least-privilege kubeconfig and configYAML (the built-in rules when empty)
+// into dir, and returns the flags the chart passes the adapter for them and l.prom.
+func (l *landscape) chartFlags(ctx context.Context, t testing.TB, dir, configYAML string) []string {
+	t.Helper()
+	var err error
+	l.ca, err = pki.NewCA("adapter-ca")
+	require.NoError(t, err)
+	serving, err := l.ca.NewServingCert(adapterService+"."+adapterNamespace+".svc", "localhost", "127.0.0.1")
+	require.NoError(t, err)
+	files := map[string][]byte{"tls.crt": serving.CertPEM, "tls.key": serving.KeyPEM, "kubeconfig": leastPrivilegeKubeconfig(ctx, t)}
+	if configYAML != "" {
+		files["rules.yaml"] = []byte(configYAML)
+	}
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+	}
+	args := []string{
+		"--tls-cert-file=" + filepath.Join(dir, "tls.crt"), "--tls-private-key-file=" + filepath.Join(dir, "tls.key"),
+		"--prometheus-url=" + l.prom.URL, "--kubeconfig=" + filepath.Join(dir, "kubeconfig"),
+	}
+	if configYAML != "" {
+		args = append(args, "--config="+filepath.Join(dir, "rules.yaml"))
+	}
+	return args
 }
 
 // adapterUser is who the adapter runs as in the tests: a user with only what the chart

@@ -30,6 +30,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/aggregation"
 	"github.com/seedscaler/seedscaler/internal/manifest"
 	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
@@ -79,7 +80,7 @@ type Stack struct {
 	Kubeconfig string
 	Env        *testenv.Environment
 	Prometheus *promrunner.Prometheus
-	Parts      map[string]*process
+	Parts      map[string]*process.Process
 	log        logr.Logger
 	binary     string
 	// adapterMetrics is the adapter's own metrics address, a Prometheus target.
@@ -137,7 +138,7 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	if err := os.MkdirAll(filepath.Join(workDir, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	st = &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process{}, log: log, binary: binary}
+	st = &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}
 	defer func() {
 		if err != nil {
 			st.Stop()
@@ -239,9 +240,9 @@ func (st *Stack) startParts() ([]promrunner.Target, error) {
 		}
 		args := append([]string{p.name, "--kubeconfig=" + st.Kubeconfig,
 			"--metrics-bind-address=" + metrics, "--health-probe-bind-address=" + health}, p.args...)
-		proc := newProcess(p.name, st.binary, filepath.Join(st.WorkDir, "logs"), args...)
+		proc := process.New(p.name, st.binary, filepath.Join(st.WorkDir, "logs"), args...)
 		st.log.Info("Starting part", "part", p.name)
-		if err := proc.start(); err != nil {
+		if err := proc.Start(); err != nil {
 			return nil, err
 		}
 		st.Parts[p.name] = proc
@@ -294,12 +295,12 @@ func (st *Stack) startAdapter(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	proc := newProcess("adapter", st.binary, filepath.Join(st.WorkDir, "logs"), "adapter",
+	proc := process.New("adapter", st.binary, filepath.Join(st.WorkDir, "logs"), "adapter",
 		"--kubeconfig="+st.Kubeconfig, "--secure-port="+portText, "--bind-address=127.0.0.1",
 		"--tls-cert-file="+cert, "--tls-private-key-file="+key, "--prometheus-url="+st.Prometheus.URL,
 		"--metrics-bind-address="+st.adapterMetrics, "--health-probe-bind-address="+health)
 	st.log.Info("Starting part", "part", "adapter")
-	if err := proc.start(); err != nil {
+	if err := proc.Start(); err != nil {
 		return err
 	}
 	st.Parts["adapter"] = proc
@@ -307,7 +308,7 @@ func (st *Stack) startAdapter(ctx context.Context) error {
 		return err
 	}
 	if err := aggregation.WaitAvailable(ctx, st.Env.Client, 2*time.Minute); err != nil {
-		return fmt.Errorf("%w; the end of the adapter's log (%s):\n%s", err, proc.logPath, proc.tail(2000))
+		return fmt.Errorf("%w; the end of the adapter's log (%s):\n%s", err, proc.LogPath, proc.Tail(2000))
 	}
 	return nil
 }
@@ -319,8 +320,8 @@ func (st *Stack) StartSimulator(opts Options) error {
 		// The simulator's duration is simulated time: the wall-clock run at its speed.
 		"--duration=" + time.Duration(float64(opts.Duration)*opts.Speed).String(),
 		"--timeline=" + filepath.Join(st.WorkDir, "simulator-timeline.csv")}
-	proc := newProcess("simulator", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
-	if err := proc.start(); err != nil {
+	proc := process.New("simulator", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
+	if err := proc.Start(); err != nil {
 		return err
 	}
 	st.Parts["simulator"] = proc
@@ -335,7 +336,7 @@ func (st *Stack) Stop() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		st.Parts[n].stop(10 * time.Second)
+		st.Parts[n].Stop(10 * time.Second)
 	}
 	if st.Prometheus != nil {
 		_ = st.Prometheus.Stop()
@@ -377,8 +378,8 @@ func (st *Stack) watch(ctx context.Context, opts Options) ([]Sample, []scaleEven
 			return samples, events, waits.waits, nil
 		case now := <-tick.C:
 			for name, p := range st.Parts {
-				if !p.running() {
-					return samples, events, waits.waits, fmt.Errorf("part %s exited; the end of its log (%s):\n%s", name, p.logPath, p.tail(2000))
+				if !p.Running() {
+					return samples, events, waits.waits, fmt.Errorf("part %s exited; the end of its log (%s):\n%s", name, p.LogPath, p.Tail(2000))
 				}
 			}
 			s, spec, shoots, err := sample(ctx, reader, now.Sub(start))
@@ -449,7 +450,7 @@ func (st *Stack) Kill(part string) error {
 	if !ok {
 		return fmt.Errorf("no part %q in this stack", part)
 	}
-	p.kill()
+	p.Kill()
 	return nil
 }
 
@@ -459,18 +460,18 @@ func (st *Stack) Restart(part string) error {
 	if !ok {
 		return fmt.Errorf("no part %q in this stack", part)
 	}
-	if p.running() {
+	if p.Running() {
 		return fmt.Errorf("part %s is still running; Kill it first", part)
 	}
-	return p.start()
+	return p.Start()
 }
 
 // Exited names the parts that are not running, with the end of their logs.
 func (st *Stack) Exited() map[string]string {
 	out := map[string]string{}
 	for name, p := range st.Parts {
-		if !p.running() {
-			out[name] = p.tail(2000)
+		if !p.Running() {
+			out[name] = p.Tail(2000)
 		}
 	}
 	return out
