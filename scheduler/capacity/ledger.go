@@ -78,16 +78,9 @@ func (l *Ledger) seatLocked(seed string) *Seat {
 	return s
 }
 
-// Usage is the shoots on a seed: those the informer shows plus those reserved.
-func (l *Ledger) Usage(seed string) int {
-	l.mu.Lock()
-	s := l.seats[seed]
-	l.mu.Unlock()
-	if s == nil {
-		return l.index.Count(seed)
-	}
-	return s.Shoots()
-}
+// Usage is the shoots on a seed: those the informer shows plus those reserved. It gives
+// the seed a seat (see Seat).
+func (l *Ledger) Usage(seed string) int { return l.Seat(seed).Shoots() }
 
 // Reserve records that a shoot is being bound to a seed.
 func (l *Ledger) Reserve(shootKey, seed string) {

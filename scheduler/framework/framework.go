@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/region"
@@ -45,9 +46,8 @@ type SeedInfo struct {
 	// none (no limit).
 	Allocatable    int64
 	HasAllocatable bool
-	// Networks are the seed's node, pod and service networks, parsed; the invalid zero
-	// Prefix when unset or unparsable.
-	Networks [3]netip.Prefix
+	// Networks are the seed's node, pod and service networks, as written and parsed.
+	Networks [3]CIDR
 	// ShootDefaults are the pod and service networks the seed gives a shoot that sets none
 	// (spec.networks.shootDefaults).
 	ShootDefaults [2]CIDR
@@ -126,18 +126,11 @@ func (in *Input) Selector(ls *metav1.LabelSelector) (labels.Selector, error) {
 func (in *Input) ShootNetworks() [3]CIDR {
 	if !in.shootNetworksParsed {
 		if n := in.Shoot.Spec.Networking; n != nil {
-			in.shootNetworks = [3]CIDR{ParseCIDR(deref(n.Nodes)), ParseCIDR(deref(n.Pods)), ParseCIDR(deref(n.Services))}
+			in.shootNetworks = [3]CIDR{ParseCIDR(ptr.Deref(n.Nodes, "")), ParseCIDR(ptr.Deref(n.Pods, "")), ParseCIDR(ptr.Deref(n.Services, ""))}
 		}
 		in.shootNetworksParsed = true
 	}
 	return in.shootNetworks
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // FilterPlugin rejects seeds a shoot must not be placed on.

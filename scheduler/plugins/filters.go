@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
@@ -70,22 +71,12 @@ func NewSeedInfo(seed *gardencorev1beta1.Seed) *framework.SeedInfo {
 	if q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok {
 		info.Allocatable, info.HasAllocatable = q.Value(), true
 	}
-	for i := range info.Networks {
-		info.Networks[i] = framework.ParseCIDR(seedNetwork(info, i)).Prefix
-	}
-	if d := seed.Spec.Networks.ShootDefaults; d != nil {
-		info.ShootDefaults = [2]framework.CIDR{framework.ParseCIDR(deref(d.Pods)), framework.ParseCIDR(deref(d.Services))}
+	n := seed.Spec.Networks
+	info.Networks = [3]framework.CIDR{framework.ParseCIDR(ptr.Deref(n.Nodes, "")), framework.ParseCIDR(n.Pods), framework.ParseCIDR(n.Services)}
+	if d := n.ShootDefaults; d != nil {
+		info.ShootDefaults = [2]framework.CIDR{framework.ParseCIDR(ptr.Deref(d.Pods, "")), framework.ParseCIDR(ptr.Deref(d.Services, ""))}
 	}
 	return info
-}
-
-// NewSeedInfos is NewSeedInfo for each seed.
-func NewSeedInfos(seeds ...*gardencorev1beta1.Seed) []*framework.SeedInfo {
-	out := make([]*framework.SeedInfo, len(seeds))
-	for i, seed := range seeds {
-		out[i] = NewSeedInfo(seed)
-	}
-	return out
 }
 
 // visible reads spec.settings.scheduling.visible; the API defaults it to true, so an
@@ -191,9 +182,9 @@ func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 		if !sh.Prefix.IsValid() {
 			continue
 		}
-		for j, b := range seed.Networks {
-			if b.IsValid() && sh.Prefix.Overlaps(b) {
-				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", networkNames[i], sh.Text, networkNames[j], seedNetwork(seed, j)))
+		for j, se := range seed.Networks {
+			if se.Prefix.IsValid() && sh.Prefix.Overlaps(se.Prefix) {
+				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", networkNames[i], sh.Text, networkNames[j], se.Text))
 			}
 		}
 	}
@@ -206,18 +197,6 @@ func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 // networkNames name the networks of a shoot and a seed, in the order of
 // Input.ShootNetworks and SeedInfo.Networks.
 var networkNames = [3]string{"nodes", "pods", "services"}
-
-// seedNetwork is the seed's network i as written in its spec.
-func seedNetwork(seed *framework.SeedInfo, i int) string {
-	return [3]string{deref(seed.Spec.Networks.Nodes), seed.Spec.Networks.Pods, seed.Spec.Networks.Services}[i]
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
 
 // Taints keeps seeds whose every taint the shoot tolerates: a toleration of the taint's key
 // without value tolerates any value, one with a value only that value.
