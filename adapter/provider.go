@@ -176,24 +176,20 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 	}
 	// The objects come from the cache while Prometheus answers: listing a thousand of them
 	// need not wait for the query, nor the query for the list.
-	type listed struct {
-		names []string
-		err   error
+	var (
+		names    []string
+		namesErr error
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() { names, namesErr = p.objects.Names(rule.GroupResource(), namespace, selector) })
+	res, err := p.queryObjects(ctx, rule, series, namespace, metricSelector)
+	wg.Wait()
+	if namesErr != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), namesErr))
 	}
-	objects := make(chan listed, 1)
-	go func() {
-		names, err := p.objects.Names(rule.GroupResource(), namespace, selector)
-		objects <- listed{names, err}
-	}()
-	res, queryErr := p.queryObjects(ctx, rule, series, namespace, metricSelector)
-	l := <-objects
-	if l.err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), l.err))
+	if err != nil {
+		return nil, err
 	}
-	if queryErr != nil {
-		return nil, queryErr
-	}
-	names := l.names
 	list := &custom_metrics.MetricValueList{Items: make([]custom_metrics.MetricValue, 0, min(len(names), len(res.samples)))}
 	reportedSelector := labelSelector(metricSelector)
 	for _, name := range names {
