@@ -63,13 +63,6 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	if r.Ledger == nil {
 		r.Ledger = capacity.NewLedger(usage.NewIndex())
 	}
-	if r.Recorder == nil {
-		recorder, err := app.NewEventRecorder(mgr, Name)
-		if err != nil {
-			return err
-		}
-		r.Recorder = recorder
-	}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
@@ -80,6 +73,13 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		return fmt.Errorf("registering the scheduler's metrics: %w", err)
 	}
 	r.metrics = m
+	if r.Recorder == nil {
+		recorder, err := app.NewEventRecorder(mgr, Name, m.events)
+		if err != nil {
+			return err
+		}
+		r.Recorder = recorder
+	}
 
 	// What a decision reads, kept by informer events; the scheduler decides only once every
 	// handler has seen its informer's initial list.

@@ -247,8 +247,14 @@ Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
 		}
 	}
 	sort.Strings(names)
+	// The events asserted above went through the recorder's bounded writers: at least one
+	// SchedulingSuccessful per bind, none dropped.
+	assert.GreaterOrEqual(t, metricValue(t, s.registry, "seedscaler_scheduler_events_total", "result", "written"), scheduled)
+	assert.Zero(t, metricValue(t, s.registry, "seedscaler_scheduler_events_total", "result", "dropped"))
 	assert.Equal(t, []string{
 		"seedscaler_scheduler_binds_total",
+		"seedscaler_scheduler_event_writes_pending",
+		"seedscaler_scheduler_events_total",
 		"seedscaler_scheduler_pending_shoots",
 		"seedscaler_scheduler_schedule_attempts_total",
 		"seedscaler_scheduler_scheduling_duration_seconds",

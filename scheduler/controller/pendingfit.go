@@ -14,6 +14,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
@@ -178,6 +179,9 @@ type metrics struct {
 	attempts *prometheus.CounterVec
 	latency  prometheus.Histogram
 	binds    *prometheus.CounterVec
+	// events are the recorder's: every bind records an event, and how many wait shows
+	// when they lag behind the binds.
+	events *app.EventMetrics
 }
 
 // Results of scheduling attempts.
@@ -211,5 +215,10 @@ func newMetrics(reg prometheus.Registerer, pending *pendingFits) (*metrics, erro
 			return nil, err
 		}
 	}
+	events, err := app.NewEventMetrics(reg, "seedscaler_scheduler")
+	if err != nil {
+		return nil, err
+	}
+	m.events = events
 	return m, nil
 }
