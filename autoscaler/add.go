@@ -61,7 +61,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.MetricMaxAge = DefaultMetricMaxAge
 	}
 	if r.Recorder == nil {
-		recorder, err := app.NewEventRecorder(mgr, ControllerName, nil)
+		recorder, err := app.NewEventRecorder(mgr, ControllerName, app.EventRecorderOptions{})
 		if err != nil {
 			return err
 		}

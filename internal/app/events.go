@@ -3,7 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,19 +15,34 @@ import (
 )
 
 const (
-	// EventWriters is how many of a recorder's events are written at once. client-go's
-	// broadcaster writes each event from a goroutine of its own, as soon as it is recorded;
-	// when the scheduler binds a burst of shoots, its events then took as many of the
-	// kube-apiserver's requests as the binds did, and slowed the binds shoots wait for by a
-	// third (docs/performance.md). Two writers keep events a fraction of the load during a
-	// burst; they catch up after it.
-	EventWriters = 2
+	// EventWriters is how many of a recorder's events are written at once; one while its
+	// controller reports more important work under way (EventRecorderOptions.Yield).
+	// client-go's events.k8s.io broadcaster writes each event from a goroutine of its own, as
+	// soon as it is recorded; when the scheduler binds a burst of shoots, its events then took
+	// as many of the kube-apiserver's requests as the binds did, and slowed the binds shoots
+	// wait for. With one writer while binds run (what client-go's core/v1 recorder always
+	// does) the binds get the kube-apiserver first, but one writer alone then took longer
+	// than the binds to write the rest; four catch up at about the kube-apiserver's rate
+	// (docs/performance.md).
+	EventWriters = 4
+	// yieldPoll is how often a writer that stepped aside asks Yield again.
+	yieldPoll = 5 * time.Millisecond
 	// MaxWaitingEvents is how many events may wait for a writer. Beyond it an event is
 	// dropped and counted, as client-go drops them when its queue is full, so that a
 	// kube-apiserver too slow for the events cannot make the recorder's memory grow without
 	// bound.
 	MaxWaitingEvents = 10000
 )
+
+// EventRecorderOptions are the optional parts of an event recorder.
+type EventRecorderOptions struct {
+	// Metrics, when set, counts the recorder's events.
+	Metrics *EventMetrics
+	// Yield, when set, reports whether work more important than events is under way, such
+	// as binds: the recorder then writes one event at a time instead of EventWriters. It is
+	// called often while it reports true, and must be cheap.
+	Yield func() bool
+}
 
 // Event write results, the result label of <prefix>_events_total.
 const (
@@ -68,20 +83,20 @@ func NewEventMetrics(reg prometheus.Registerer, prefix string) (*EventMetrics, e
 }
 
 // NewEventRecorder returns a recorder of events.k8s.io Events for the controller name
-// that writes them in protobuf, EventWriters at a time. The manager's own recorder writes
+// that writes them in protobuf, EventWriters at a time or fewer (EventRecorderOptions.Yield). The manager's own recorder writes
 // JSON; the scheduler writes an event with every bind, and on the same kube-apiserver events
 // in protobuf were created about a quarter faster than in JSON (docs/performance.md).
 // Recording starts now, so no event is lost before the manager starts, and stops when the
-// manager stops. metrics may be nil.
-func NewEventRecorder(mgr manager.Manager, name string, metrics *EventMetrics) (events.EventRecorder, error) {
+// manager stops.
+func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOptions) (events.EventRecorder, error) {
 	client, err := eventsv1client.NewForConfigAndClient(Protobuf(mgr.GetConfig()), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, fmt.Errorf("creating the events client of %s: %w", name, err)
 	}
 	log := mgr.GetLogger().WithName("events")
-	sink := newBoundedSink(&events.EventSinkImpl{Interface: client}, EventWriters, MaxWaitingEvents, metrics, log)
-	broadcaster := events.NewBroadcaster(sink)
 	ctx, cancel := context.WithCancel(context.Background())
+	sink := newBoundedSink(ctx, &events.EventSinkImpl{Interface: client}, EventWriters, MaxWaitingEvents, opts, log)
+	broadcaster := events.NewBroadcaster(sink)
 	if err := broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		cancel()
 		return nil, fmt.Errorf("starting to record the events of %s: %w", name, err)
@@ -108,21 +123,35 @@ func NewEventRecorder(mgr manager.Manager, name string, metrics *EventMetrics) (
 	return broadcaster.NewRecorder(mgr.GetScheme(), name), nil
 }
 
-// boundedSink writes events through an EventSink at most writers at a time, and drops
-// those that would wait behind maxWaiting others. The broadcaster calls it from a
-// goroutine per event, so waiting here holds up nothing but that event. A dropped event is
-// reported to the broadcaster as written: an error would make it retry, up to twelve times.
+// boundedSink writes events through an EventSink with a few writer goroutines, all but the
+// first of which step aside while yield says so. The broadcaster calls it from a goroutine per
+// event, which waits here for its write; an event that finds the queue full is dropped. A
+// dropped event is reported to the broadcaster as written: an error would make it retry, up
+// to twelve times.
 type boundedSink struct {
-	sink       events.EventSink
-	slots      chan struct{}
-	waiting    atomic.Int64
-	maxWaiting int64
-	metrics    *EventMetrics
-	log        logr.Logger
+	sink    events.EventSink
+	queue   chan *eventWrite
+	yield   func() bool
+	metrics *EventMetrics
+	log     logr.Logger
 }
 
-func newBoundedSink(sink events.EventSink, writers, maxWaiting int, metrics *EventMetrics, log logr.Logger) *boundedSink {
-	return &boundedSink{sink: sink, slots: make(chan struct{}, writers), maxWaiting: int64(maxWaiting), metrics: metrics, log: log}
+// eventWrite is a write waiting in the queue, and what became of it once done is closed.
+type eventWrite struct {
+	do      func() (*eventsv1.Event, error)
+	written *eventsv1.Event
+	err     error
+	done    chan struct{}
+}
+
+// newBoundedSink starts writers goroutines, which run until ctx ends, behind a queue of
+// maxWaiting writes.
+func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWaiting int, opts EventRecorderOptions, log logr.Logger) *boundedSink {
+	s := &boundedSink{sink: sink, queue: make(chan *eventWrite, maxWaiting), yield: opts.Yield, metrics: opts.Metrics, log: log}
+	for i := range writers {
+		go s.writer(ctx, i > 0 && s.yield != nil)
+	}
+	return s
 }
 
 func (s *boundedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
@@ -137,26 +166,25 @@ func (s *boundedSink) Patch(ctx context.Context, event *eventsv1.Event, data []b
 	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
 }
 
-// write waits for a writer's slot and runs do in it.
+// write queues do for a writer and waits for it.
 func (s *boundedSink) write(ctx context.Context, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
-	if s.waiting.Add(1) > s.maxWaiting {
-		s.waiting.Add(-1)
+	w := &eventWrite{do: do, done: make(chan struct{})}
+	select {
+	case s.queue <- w:
+	default:
 		s.dropped(event, "too many events wait to be written")
 		return nil, nil
 	}
 	s.addPending(1)
 	defer s.addPending(-1)
 	select {
-	case s.slots <- struct{}{}:
-		s.waiting.Add(-1)
+	case <-w.done:
 	case <-ctx.Done():
-		s.waiting.Add(-1)
+		// The writers stop with the same context; what they had not taken is lost.
 		s.dropped(event, "the recorder stopped")
 		return nil, nil
 	}
-	defer func() { <-s.slots }()
-	written, err := do()
-	if err != nil && ctx.Err() != nil {
+	if w.err != nil && ctx.Err() != nil {
 		// Cut short by the recorder stopping, which the broadcaster would log as an error.
 		s.dropped(event, "the recorder stopped")
 		return nil, nil
@@ -165,12 +193,41 @@ func (s *boundedSink) write(ctx context.Context, event *eventsv1.Event, do func(
 		// A retried write counts once per attempt; the broadcaster retries only what did not
 		// reach the kube-apiserver.
 		result := eventWritten
-		if err != nil {
+		if w.err != nil {
 			result = eventFailed
 		}
 		s.metrics.results.WithLabelValues(result).Inc()
 	}
-	return written, err
+	return w.written, w.err
+}
+
+// writer writes queued events until ctx ends. One that yields takes no event while yield
+// says so. It may have been waiting for an event since before that, so a burst of binds can
+// meet a few events written at once, for one write each.
+func (s *boundedSink) writer(ctx context.Context, yields bool) {
+	var pause *time.Timer
+	for {
+		for yields && s.yield() {
+			if pause == nil {
+				pause = time.NewTimer(yieldPoll)
+			} else {
+				pause.Reset(yieldPoll)
+			}
+			select {
+			case <-ctx.Done():
+				pause.Stop()
+				return
+			case <-pause.C:
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case w := <-s.queue:
+			w.written, w.err = w.do()
+			close(w.done)
+		}
+	}
 }
 
 func (s *boundedSink) addPending(n float64) {

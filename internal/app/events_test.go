@@ -60,6 +60,12 @@ func (s *blockingSink) Patch(_ context.Context, e *eventsv1.Event, _ []byte) (*e
 	return s.write(e)
 }
 
+func (s *blockingSink) names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.written...)
+}
+
 func testEvent(name string) *eventsv1.Event {
 	return &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-a", Name: name},
@@ -68,120 +74,136 @@ func testEvent(name string) *eventsv1.Event {
 	}
 }
 
-func newTestSink(t *testing.T, writers, maxWaiting int) (*boundedSink, *blockingSink, *EventMetrics) {
+// testSink is a boundedSink over a blockingSink, with metrics, whose writers run until the
+// test ends or cancel is called. Its writes use the same context, as the broadcaster's do.
+type testSink struct {
+	*boundedSink
+	inner   *blockingSink
+	metrics *EventMetrics
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+func newTestSink(t *testing.T, writers, maxWaiting int, yield func() bool) *testSink {
 	t.Helper()
 	metrics, err := NewEventMetrics(prometheus.NewPedanticRegistry(), "test")
 	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	inner := &blockingSink{release: make(chan struct{})}
-	return newBoundedSink(inner, writers, maxWaiting, metrics, logr.Discard()), inner, metrics
+	opts := EventRecorderOptions{Metrics: metrics, Yield: yield}
+	return &testSink{newBoundedSink(ctx, inner, writers, maxWaiting, opts, logr.Discard()), inner, metrics, ctx, cancel}
+}
+
+// create writes an event in the background, as the broadcaster's goroutine per event does.
+func (s *testSink) create(t *testing.T, wg *sync.WaitGroup, names ...string) {
+	for _, name := range names {
+		wg.Go(func() {
+			_, err := s.Create(s.ctx, testEvent(name))
+			assert.NoError(t, err)
+		})
+	}
+}
+
+func (s *testSink) result(result string) float64 {
+	return testutil.ToFloat64(s.metrics.results.WithLabelValues(result))
 }
 
 func TestBoundedSinkWritesAtMostWritersAtOnce(t *testing.T) {
-	sink, inner, metrics := newTestSink(t, 2, 100)
+	s := newTestSink(t, 2, 100, nil)
 	var wg sync.WaitGroup
-	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
-		wg.Go(func() {
-			_, err := sink.Create(context.Background(), testEvent(name))
-			assert.NoError(t, err)
-		})
-	}
+	s.create(t, &wg, "a", "b", "c", "d", "e", "f", "g", "h")
 	require.Eventually(t, func() bool {
-		return testutil.ToFloat64(metrics.pending) == 8 && inner.running.Load() == 2
+		return testutil.ToFloat64(s.metrics.pending) == 8 && s.inner.running.Load() == 2
 	}, 10*time.Second, time.Millisecond)
-	close(inner.release)
+	close(s.inner.release)
 	wg.Wait()
 
-	assert.Equal(t, int32(2), inner.mostAtOnce.Load())
-	assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e", "f", "g", "h"}, inner.written)
-	assert.Equal(t, 0.0, testutil.ToFloat64(metrics.pending))
-	assert.Equal(t, 8.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventWritten)))
-	assert.Equal(t, 0.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventDropped)))
+	assert.Equal(t, int32(2), s.inner.mostAtOnce.Load())
+	assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e", "f", "g", "h"}, s.inner.names())
+	assert.Equal(t, 0.0, testutil.ToFloat64(s.metrics.pending))
+	assert.Equal(t, 8.0, s.result(eventWritten))
+	assert.Equal(t, 0.0, s.result(eventDropped))
+}
+
+func TestBoundedSinkWritesOneAtATimeWhileItYields(t *testing.T) {
+	var binding atomic.Bool
+	binding.Store(true)
+	s := newTestSink(t, 3, 100, binding.Load)
+
+	// While the controller binds, one event at a time.
+	var wg sync.WaitGroup
+	s.create(t, &wg, "a", "b", "c", "d", "e")
+	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	assert.Never(t, func() bool { return s.inner.running.Load() > 1 }, 50*time.Millisecond, time.Millisecond)
+
+	// Once it stops, the other writers take the queue up.
+	binding.Store(false)
+	require.Eventually(t, func() bool { return s.inner.running.Load() == 3 }, 10*time.Second, time.Millisecond)
+	close(s.inner.release)
+	wg.Wait()
+	assert.Equal(t, int32(3), s.inner.mostAtOnce.Load())
+	assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e"}, s.inner.names())
 }
 
 func TestBoundedSinkDropsWhatWouldWaitBeyondTheBound(t *testing.T) {
-	sink, inner, metrics := newTestSink(t, 1, 2)
+	s := newTestSink(t, 1, 2, nil)
+	// One write holds the only writer, then two wait.
 	var wg sync.WaitGroup
-	// One write holds the only writer, two wait.
-	for _, name := range []string{"held", "waiting-1", "waiting-2"} {
-		wg.Go(func() {
-			_, err := sink.Patch(context.Background(), testEvent(name), []byte("{}"))
-			assert.NoError(t, err)
-		})
-	}
-	require.Eventually(t, func() bool { return testutil.ToFloat64(metrics.pending) == 3 }, 10*time.Second, time.Millisecond)
+	s.create(t, &wg, "held")
+	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	s.create(t, &wg, "waiting-1", "waiting-2")
+	require.Eventually(t, func() bool { return testutil.ToFloat64(s.metrics.pending) == 3 }, 10*time.Second, time.Millisecond)
 
 	// The next one would be the third waiting: dropped at once, reported as written so that
 	// the broadcaster does not retry it.
-	written, err := sink.Create(context.Background(), testEvent("dropped"))
+	written, err := s.Patch(s.ctx, testEvent("dropped"), []byte("{}"))
 	assert.NoError(t, err)
 	assert.Nil(t, written)
-	assert.Equal(t, 1.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventDropped)))
+	assert.Equal(t, 1.0, s.result(eventDropped))
 
-	close(inner.release)
+	close(s.inner.release)
 	wg.Wait()
-	assert.ElementsMatch(t, []string{"held", "waiting-1", "waiting-2"}, inner.written)
-	assert.Equal(t, 3.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventWritten)))
+	assert.ElementsMatch(t, []string{"held", "waiting-1", "waiting-2"}, s.inner.names())
+	assert.Equal(t, 3.0, s.result(eventWritten))
 }
 
 func TestBoundedSinkDropsWhatWaitsWhenTheRecorderStops(t *testing.T) {
-	sink, inner, metrics := newTestSink(t, 1, 10)
-	held := make(chan struct{})
-	go func() {
-		defer close(held)
-		_, _ = sink.Update(context.Background(), testEvent("held"))
-	}()
-	require.Eventually(t, func() bool { return inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	s := newTestSink(t, 1, 10, nil)
+	s.inner.err = context.Canceled // what a write cut short by the recorder stopping returns
+	var wg sync.WaitGroup
+	s.create(t, &wg, "held")
+	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	s.create(t, &wg, "waiting")
+	require.Eventually(t, func() bool { return testutil.ToFloat64(s.metrics.pending) == 2 }, 10*time.Second, time.Millisecond)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	written, err := sink.Create(ctx, testEvent("late"))
-	assert.NoError(t, err)
-	assert.Nil(t, written)
-	assert.Equal(t, 1.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventDropped)))
-	assert.Equal(t, 1.0, testutil.ToFloat64(metrics.pending), "only the held write is pending")
-
-	close(inner.release)
-	<-held
-	assert.Equal(t, []string{"held"}, inner.written)
+	s.cancel()
+	close(s.inner.release)
+	wg.Wait() // neither returns an error for the broadcaster to log and retry
+	assert.Empty(t, s.inner.names())
+	assert.Equal(t, 2.0, s.result(eventDropped))
+	assert.Equal(t, 0.0, s.result(eventFailed))
+	assert.Equal(t, 0.0, testutil.ToFloat64(s.metrics.pending))
 }
 
 func TestBoundedSinkCountsAndReturnsFailures(t *testing.T) {
-	sink, inner, metrics := newTestSink(t, 2, 10)
-	inner.err = errors.New("connection refused")
-	close(inner.release)
+	s := newTestSink(t, 2, 10, nil)
+	s.inner.err = errors.New("connection refused")
+	close(s.inner.release)
 
-	_, err := sink.Create(context.Background(), testEvent("a"))
-	assert.ErrorIs(t, err, inner.err, "the broadcaster retries what did not reach the kube-apiserver")
-	assert.Equal(t, 1.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventFailed)))
-	assert.Equal(t, 0.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventWritten)))
-	assert.Equal(t, 0.0, testutil.ToFloat64(metrics.pending))
+	_, err := s.Update(s.ctx, testEvent("a"))
+	assert.ErrorIs(t, err, s.inner.err, "the broadcaster retries what did not reach the kube-apiserver")
+	assert.Equal(t, 1.0, s.result(eventFailed))
+	assert.Equal(t, 0.0, s.result(eventWritten))
+	assert.Equal(t, 0.0, testutil.ToFloat64(s.metrics.pending))
 }
 
 func TestBoundedSinkWithoutMetrics(t *testing.T) {
 	inner := &blockingSink{release: make(chan struct{})}
 	close(inner.release)
-	sink := newBoundedSink(inner, 1, 0, nil, logr.Discard())
-	// No room to wait at all: every write is dropped, and nothing panics without metrics.
-	written, err := sink.Create(context.Background(), testEvent("a"))
+	sink := newBoundedSink(t.Context(), inner, 1, 1, EventRecorderOptions{}, logr.Discard())
+	written, err := sink.Create(t.Context(), testEvent("a"))
 	assert.NoError(t, err)
-	assert.Nil(t, written)
-	assert.Empty(t, inner.written)
-}
-
-func TestBoundedSinkDropsAWriteCutShortByTheRecorderStopping(t *testing.T) {
-	sink, inner, metrics := newTestSink(t, 1, 10)
-	inner.err = context.Canceled
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := sink.Create(ctx, testEvent("in-flight"))
-		done <- err
-	}()
-	require.Eventually(t, func() bool { return inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
-	cancel()
-	close(inner.release)
-
-	assert.NoError(t, <-done, "not an error for the broadcaster to log and retry")
-	assert.Equal(t, 1.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventDropped)))
-	assert.Equal(t, 0.0, testutil.ToFloat64(metrics.results.WithLabelValues(eventFailed)))
+	assert.Equal(t, "a", written.Name)
+	assert.Equal(t, []string{"a"}, inner.names())
 }

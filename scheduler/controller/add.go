@@ -74,7 +74,10 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	}
 	r.metrics = m
 	if r.Recorder == nil {
-		recorder, err := app.NewEventRecorder(mgr, Name, m.events)
+		recorder, err := app.NewEventRecorder(mgr, Name, app.EventRecorderOptions{
+			Metrics: m.events,
+			Yield:   func() bool { return r.scheduling.Load() > 0 },
+		})
 		if err != nil {
 			return err
 		}

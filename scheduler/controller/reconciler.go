@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -64,6 +65,9 @@ type Reconciler struct {
 	pending      *pendingFits
 	seedSnapshot *seedSnapshot
 	regions      *regionConfigs
+	// scheduling counts the shoots being scheduled now; the event recorder writes fewer
+	// events at once while it is above zero, so that binds go first.
+	scheduling atomic.Int32
 
 	mu       sync.Mutex
 	failures map[string]int
@@ -80,6 +84,8 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	key := req.String()
+	r.scheduling.Add(1)
+	defer r.scheduling.Add(-1)
 	if r.Synced != nil && !r.Synced() {
 		// Deciding before every shoot is counted could overcommit a seed.
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil

@@ -36,7 +36,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.Clock = clock.RealClock{}
 	}
 	if r.Recorder == nil {
-		recorder, err := app.NewEventRecorder(mgr, ControllerName, nil)
+		recorder, err := app.NewEventRecorder(mgr, ControllerName, app.EventRecorderOptions{})
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		r.Clock = clock.RealClock{}
 	}
 	if r.Recorder == nil {
-		recorder, err := app.NewEventRecorder(mgr, ControllerName+"-controller", nil)
+		recorder, err := app.NewEventRecorder(mgr, ControllerName+"-controller", app.EventRecorderOptions{})
 		if err != nil {
 			return err
 		}
