@@ -58,27 +58,9 @@ func startExporter(t *testing.T) *prometheus.Registry {
 // the series exists.
 func value(t *testing.T, g prometheus.Gatherer, metric string, labels map[string]string) (float64, bool) {
 	t.Helper()
-	families, err := g.Gather()
+	v, ok, err := testenv.Gathered(g, metric, labels)
 	require.NoError(t, err)
-	for _, f := range families {
-		if f.GetName() != metric {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			have := map[string]string{}
-			for _, l := range m.GetLabel() {
-				have[l.GetName()] = l.GetValue()
-			}
-			for k, v := range labels {
-				if have[k] != v {
-					continue series
-				}
-			}
-			return m.GetGauge().GetValue(), true
-		}
-	}
-	return 0, false
+	return v, ok
 }
 
 // eventuallyValue waits until a series has the wanted value.

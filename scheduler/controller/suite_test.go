@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,27 +91,13 @@ func buildSchedulerFor(tb testing.TB, ctx context.Context, restConfig *rest.Conf
 // label when label is empty), or 0 when reg has no such series.
 func metricValue(tb testing.TB, reg prometheus.Gatherer, name, label, value string) float64 {
 	tb.Helper()
-	families, err := reg.Gather()
-	require.NoError(tb, err)
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if label != "" && !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
-				return l.GetName() == label && l.GetValue() == value
-			}) {
-				continue
-			}
-			switch {
-			case m.GetCounter() != nil:
-				return m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				return m.GetGauge().GetValue()
-			}
-		}
+	labels := map[string]string{}
+	if label != "" {
+		labels[label] = value
 	}
-	return 0
+	v, _, err := testenv.Gathered(reg, name, labels)
+	require.NoError(tb, err)
+	return v
 }
 
 // createSeed creates a seed and then its status (a subresource), as a gardenlet would.
