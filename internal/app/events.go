@@ -68,7 +68,7 @@ func NewEventMetrics(reg prometheus.Registerer, prefix string) (*EventMetrics, e
 		}),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: prefix + "_events_total",
-			Help: "Events by what became of them: written, failed (the kube-apiserver refused them) or dropped (too many waiting, or the process stopping).",
+			Help: "Events by what became of them: written, failed (an attempt the kube-apiserver refused or did not answer) or dropped (too many waiting, or the process stopping).",
 		}, []string{"result"}),
 	}
 	for _, r := range []string{eventWritten, eventFailed, eventDropped} {
@@ -83,11 +83,11 @@ func NewEventMetrics(reg prometheus.Registerer, prefix string) (*EventMetrics, e
 }
 
 // NewEventRecorder returns a recorder of events.k8s.io Events for the controller name
-// that writes them in protobuf, EventWriters at a time or fewer (EventRecorderOptions.Yield). The manager's own recorder writes
-// JSON; the scheduler writes an event with every bind, and on the same kube-apiserver events
-// in protobuf were created about a quarter faster than in JSON (docs/performance.md).
-// Recording starts now, so no event is lost before the manager starts, and stops when the
-// manager stops.
+// that writes them in protobuf, EventWriters at a time or one while opts.Yield says so. The
+// manager's own recorder writes JSON; the scheduler writes an event with every bind, and on the
+// same kube-apiserver events in protobuf were created about a quarter faster than in JSON
+// (docs/performance.md). Recording starts now, so no event is lost before the manager starts,
+// and stops when the manager stops.
 func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOptions) (events.EventRecorder, error) {
 	client, err := eventsv1client.NewForConfigAndClient(Protobuf(mgr.GetConfig()), mgr.GetHTTPClient())
 	if err != nil {
