@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -53,6 +54,10 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 		}
 	}, 2*time.Minute, 500*time.Millisecond)
 
+	frontProxy, err := env.FrontProxyCA.NewClientCert("front-proxy-client")
+	require.NoError(b, err)
+	direct := l.httpClient(b, frontProxy)
+	profiled := profileAdapter(b, l, direct)
 	var latencies []time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -67,15 +72,13 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	}
 	b.ReportMetric(quantile(latencies, 0.5), "p50-ms")
 	b.ReportMetric(quantile(latencies, 0.99), "p99-ms")
+	<-profiled
 
 	// Where the time goes: the same list straight from the adapter, in protobuf as the
 	// autoscaler reads it (no kube-apiserver, no decoding), and the adapter's two queries
 	// straight from Prometheus.
 	b.StopTimer()
 	const samples = 100
-	frontProxy, err := env.FrontProxyCA.NewClientCert("front-proxy-client")
-	require.NoError(b, err)
-	direct := l.httpClient(b, frontProxy)
 	path := l.adapterURL + "/apis/custom.metrics.k8s.io/v1beta2/seeds.core.gardener.cloud/*/garden_seed_usage?labelSelector=bench%3Dlist&metricLabelSelector=resource%3Dshoots"
 	var adapterLatencies []time.Duration
 	for range samples {
@@ -104,6 +107,44 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	b.ReportMetric(quantile(adapterLatencies, 0.99), "adapter-p99-ms")
 	b.ReportMetric(quantile(promLatencies, 0.5), "prometheus-p50-ms")
 	b.ReportMetric(quantile(promLatencies, 0.99), "prometheus-p99-ms")
+}
+
+// profileAdapter writes a CPU profile of the adapter process for the first 3 seconds of the
+// timed lists, as adapter.pprof, when SEEDSCALER_BENCH_PROFILE names a directory: where a
+// list's CPU goes in the adapter, for `go tool pprof`. The returned channel is closed when the
+// profile is written, at once without the variable.
+func profileAdapter(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
+	done := make(chan struct{})
+	dir := os.Getenv("SEEDSCALER_BENCH_PROFILE")
+	if dir == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		req, err := http.NewRequest(http.MethodGet, l.adapterURL+"/debug/pprof/profile?seconds=3", nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		req.Header.Set("X-Remote-User", "admin")
+		req.Header.Set("X-Remote-Group", "system:masters")
+		resp, err := direct.Do(req)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Errorf("profiling the adapter: %d %v %s", resp.StatusCode, err, raw)
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, "adapter.pprof"), raw, 0o644); err != nil {
+			b.Error(err)
+		}
+	}()
+	return done
 }
 
 // quantile of latencies, in milliseconds.
