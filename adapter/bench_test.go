@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -129,19 +128,8 @@ func profileAdapter(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		}
 		req.Header.Set("X-Remote-User", "admin")
 		req.Header.Set("X-Remote-Group", "system:masters")
-		resp, err := direct.Do(req)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Errorf("profiling the adapter: %d %v %s", resp.StatusCode, err, raw)
-			return
-		}
-		if err := os.WriteFile(filepath.Join(dir, "adapter.pprof"), raw, 0o644); err != nil {
-			b.Error(err)
+		if err := testenv.SaveProfile(direct, req, filepath.Join(dir, "adapter.pprof")); err != nil {
+			b.Errorf("profiling the adapter: %v", err)
 		}
 	}()
 	return done

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seedscaler/seedscaler/internal/testenv"
 	"k8s.io/client-go/rest"
 )
 
@@ -38,13 +38,8 @@ func profileRound(b *testing.B, round int) {
 			return
 		}
 		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, strings.TrimSuffix(env.Config.Host, "/")+"/debug/pprof/profile?seconds=8", nil)
-		resp, err := hc.Do(req)
-		if err != nil {
-			b.Error(err)
-			return
+		if err := testenv.SaveProfile(hc, req, filepath.Join(dir, fmt.Sprintf("apiserver-%d.pprof", round))); err != nil {
+			b.Errorf("profiling the kube-apiserver: %v", err)
 		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("apiserver-%d.pprof", round)), raw, 0o644)
 	}()
 }
