@@ -3,9 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +19,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 )
 
@@ -114,7 +112,7 @@ func BenchmarkBindShoots(b *testing.B) {
 	// eventTime runs from the first bind until the last of the binds' events is written.
 	var bindTime, eventTime, patchTime, patchWithEventTime time.Duration
 	// CPU spent during the binds and during the raw patches before them, by process.
-	var bindCPU, patchCPU cpuTimes
+	bindCPU, patchCPU := testenv.CPU{}, testenv.CPU{}
 	b.StopTimer()
 	for range b.N {
 		benchRounds++
@@ -141,12 +139,12 @@ func BenchmarkBindShoots(b *testing.B) {
 		watched := make(chan error, 1)
 		go func() { watched <- watcher.Start(watchCtx) }()
 		require.True(b, watcher.WaitForCacheSync(watchCtx))
-		cpuBefore := readCPUTimes(b)
+		cpuBefore := readCPU(b)
 		start := time.Now()
 		mergePatchAll(b, raw, list, "before")
 		patchedBefore := time.Since(start)
-		roundPatchCPU := readCPUTimes(b).sub(cpuBefore)
-		patchCPU = patchCPU.add(roundPatchCPU)
+		roundPatchCPU := readCPU(b).Sub(cpuBefore)
+		patchCPU = patchCPU.Add(roundPatchCPU)
 		stopWatch()
 		require.NoError(b, <-watched)
 
@@ -159,15 +157,15 @@ func BenchmarkBindShoots(b *testing.B) {
 		require.Eventually(b, func() bool { return s.reconciler.Synced() }, time.Minute, time.Millisecond)
 		b.StartTimer()
 		profileRound(b, round)
-		cpuBefore = readCPUTimes(b)
+		cpuBefore = readCPU(b)
 		start = time.Now()
 		require.Eventually(b, func() bool {
 			return boundOnBenchSeeds(seedNames, s.reconciler) == before+shoots
 		}, 5*time.Minute, 10*time.Millisecond)
 		bound := time.Since(start)
 		b.StopTimer()
-		roundBindCPU := readCPUTimes(b).sub(cpuBefore)
-		bindCPU = bindCPU.add(roundBindCPU)
+		roundBindCPU := readCPU(b).Sub(cpuBefore)
+		bindCPU = bindCPU.Add(roundBindCPU)
 		eventsWithBinds := metricValue(b, s.registry, "seedscaler_scheduler_events_total", "result", "written")
 		// The events are written two at a time and catch up after the binds. The raw patches
 		// below must not share the apiserver with them, and the time until the last is
@@ -207,8 +205,8 @@ func BenchmarkBindShoots(b *testing.B) {
 		patchTime += patchedBefore + patchedAfter
 		patchWithEventTime += patchedWithEvent
 		b.Logf("round %d: CPU ms per bind: kube-apiserver %.2f, etcd %.2f, scheduler %.2f; per raw patch: %.2f, %.2f, client %.2f", round,
-			msPer(roundBindCPU.apiserver, shoots), msPer(roundBindCPU.etcd, shoots), msPer(roundBindCPU.self, shoots),
-			msPer(roundPatchCPU.apiserver, shoots), msPer(roundPatchCPU.etcd, shoots), msPer(roundPatchCPU.self, shoots))
+			roundBindCPU.MillisPer("kube-apiserver", shoots), roundBindCPU.MillisPer("etcd", shoots), roundBindCPU.MillisPer(testenv.Self, shoots),
+			roundPatchCPU.MillisPer("kube-apiserver", shoots), roundPatchCPU.MillisPer("etcd", shoots), roundPatchCPU.MillisPer(testenv.Self, shoots))
 		b.Logf("round %d: %.0f of the events written by the last bind, the last %.1f s after it", round, eventsWithBinds, (recorded - bound).Seconds())
 		b.Logf("round %d: %.0f binds/s, %.0f binds+events/s; %.0f patches/s before, %.0f after; %.0f patches+events/s", round,
 			shoots/bound.Seconds(), shoots/recorded.Seconds(), shoots/patchedBefore.Seconds(), shoots/patchedAfter.Seconds(), shoots/patchedWithEvent.Seconds())
@@ -225,82 +223,21 @@ func BenchmarkBindShoots(b *testing.B) {
 	// What each write costs whom: the apiserver's and etcd's CPU per bind against per raw
 	// patch, and this process's (the scheduler's) per bind.
 	ops := float64(b.N * shoots)
-	b.ReportMetric(bindCPU.server().Seconds()*1000/ops, "server-cpu-ms/bind")
-	b.ReportMetric(patchCPU.server().Seconds()*1000/ops, "server-cpu-ms/patch")
-	b.ReportMetric(bindCPU.self.Seconds()*1000/ops, "scheduler-cpu-ms/bind")
+	b.ReportMetric(serverCPU(bindCPU).Seconds()*1000/ops, "server-cpu-ms/bind")
+	b.ReportMetric(serverCPU(patchCPU).Seconds()*1000/ops, "server-cpu-ms/patch")
+	b.ReportMetric(bindCPU[testenv.Self].Seconds()*1000/ops, "scheduler-cpu-ms/bind")
 }
 
-// cpuTimes is CPU time used by this process and by its envtest children.
-type cpuTimes struct {
-	self, apiserver, etcd time.Duration
-}
+// serverCPU is the CPU of the kube-apiserver and etcd together.
+func serverCPU(c testenv.CPU) time.Duration { return c["kube-apiserver"] + c["etcd"] }
 
-func (c cpuTimes) add(o cpuTimes) cpuTimes {
-	return cpuTimes{c.self + o.self, c.apiserver + o.apiserver, c.etcd + o.etcd}
-}
-
-func (c cpuTimes) sub(o cpuTimes) cpuTimes {
-	return cpuTimes{c.self - o.self, c.apiserver - o.apiserver, c.etcd - o.etcd}
-}
-
-// msPer is d in milliseconds per one of n operations.
-func msPer(d time.Duration, n int) float64 { return d.Seconds() * 1000 / float64(n) }
-
-// server is the CPU of the kube-apiserver and etcd together.
-func (c cpuTimes) server() time.Duration { return c.apiserver + c.etcd }
-
-// readCPUTimes reads user plus system time from /proc for this process and for its
-// children named kube-apiserver and etcd (the ones envtest started for this package).
-func readCPUTimes(b *testing.B) cpuTimes {
+// readCPU reads the CPU time of this process (the scheduler) and of its envtest children.
+func readCPU(b *testing.B) testenv.CPU {
 	b.Helper()
-	var out cpuTimes
-	self := os.Getpid()
-	dirs, err := os.ReadDir("/proc")
+	c, err := testenv.ReadCPU()
 	require.NoError(b, err)
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		comm, ppid, cpu, ok := procStat(pid)
-		switch {
-		case !ok:
-		case pid == self:
-			out.self = cpu
-		case ppid == self && comm == "kube-apiserver":
-			out.apiserver += cpu
-		case ppid == self && comm == "etcd":
-			out.etcd += cpu
-		}
-	}
-	require.NotZero(b, out.apiserver, "no kube-apiserver child found in /proc")
-	return out
-}
-
-// procStat reads a process's name, parent and CPU time (utime+stime) from /proc/<pid>/stat;
-// ok is false when the process is gone or the file cannot be read.
-func procStat(pid int) (comm string, ppid int, cpu time.Duration, ok bool) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, 0, false
-	}
-	// pid (comm) state ppid ... utime stime: comm may hold spaces, so split after ')'.
-	open, closing := strings.IndexByte(string(raw), '('), strings.LastIndexByte(string(raw), ')')
-	if open < 0 || closing < open {
-		return "", 0, 0, false
-	}
-	fields := strings.Fields(string(raw)[closing+1:])
-	if len(fields) < 13 {
-		return "", 0, 0, false
-	}
-	ppid, err1 := strconv.Atoi(fields[1])
-	utime, err2 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err3 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return "", 0, 0, false
-	}
-	const clockTicks = 100 // USER_HZ on Linux
-	return string(raw)[open+1 : closing], ppid, time.Duration(utime+stime) * time.Second / clockTicks, true
+	require.NotZero(b, c["kube-apiserver"], "no kube-apiserver child found in /proc")
+	return c
 }
 
 // newBenchScheduler is startScheduler without starting: the benchmark starts the clock

@@ -1,0 +1,42 @@
+package testenv
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadCPUNamesChildrenAndCountsTheirTime(t *testing.T) {
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	require.NoError(t, busy.Start())
+	t.Cleanup(func() { _ = busy.Process.Kill(); _ = busy.Wait() })
+	idle := exec.Command("sleep", "60", "then")
+	require.NoError(t, idle.Start())
+	t.Cleanup(func() { _ = idle.Process.Kill(); _ = idle.Wait() })
+
+	before, err := ReadCPU()
+	require.NoError(t, err)
+	// The busy child is named by its program alone, its first argument being a flag; the
+	// idle one by its program and first argument.
+	require.Contains(t, before, "sh")
+	require.Contains(t, before, "sleep 60")
+	assert.Zero(t, before["sleep 60"])
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		after, err := ReadCPU()
+		require.NoError(c, err)
+		spent := after.Sub(before)
+		assert.Greater(c, spent["sh"], 50*time.Millisecond)
+	}, 30*time.Second, 50*time.Millisecond)
+}
+
+func TestCPUArithmetic(t *testing.T) {
+	before := CPU{Self: time.Second, "etcd": 2 * time.Second}
+	after := CPU{Self: 3 * time.Second, "etcd": 2 * time.Second, "prometheus": time.Second}
+	spent := after.Sub(before)
+	assert.Equal(t, CPU{Self: 2 * time.Second, "etcd": 0, "prometheus": time.Second}, spent)
+	assert.Equal(t, CPU{Self: 5 * time.Second, "etcd": 2 * time.Second, "prometheus": 2 * time.Second}, spent.Add(after))
+	assert.InDelta(t, 2.0/10*1000, spent.MillisPer(Self, 10), 1e-9)
+}
