@@ -58,6 +58,10 @@ type Options struct {
 	PrometheusURL string
 	// PrometheusTimeout bounds every query to Prometheus.
 	PrometheusTimeout time.Duration
+	// PrometheusCompression asks Prometheus for gzipped answers. Off by default: a list
+	// over a thousand seeds is two answers of ~100 KB, which Prometheus compressed and the
+	// adapter inflated on every request, on a network where their size costs nothing.
+	PrometheusCompression bool
 	// ConfigPath is the adapter configuration file; empty means the built-in rules.
 	ConfigPath string
 	// Server holds the API server's own flags: serving, authentication, authorization.
@@ -85,6 +89,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8093", "Address /healthz and /readyz are served on (plain HTTP); \"0\" disables them.")
 	fs.StringVar(&o.PrometheusURL, "prometheus-url", "", "Base URL of the Prometheus that scrapes the exporter and the scheduler, e.g. http://prometheus-operated.monitoring.svc:9090.")
 	fs.DurationVar(&o.PrometheusTimeout, "prometheus-timeout", o.PrometheusTimeout, "Time limit of one query to Prometheus.")
+	fs.BoolVar(&o.PrometheusCompression, "prometheus-compression", false, "Ask Prometheus for gzipped answers: less traffic, more CPU on both sides. For a Prometheus across a slow or metered link.")
 	fs.StringVar(&o.ConfigPath, "config", "", "Adapter configuration file (rules, discovery, staleness; docs/adapter.md). Empty: the built-in rules.")
 	o.Server.AddFlags(fs)
 }
@@ -146,7 +151,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 
-	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: &http.Client{Timeout: o.PrometheusTimeout}})
+	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: &http.Client{Timeout: o.PrometheusTimeout, Transport: o.prometheusTransport()}})
 	if err != nil {
 		return fmt.Errorf("--prometheus-url %q: %w", o.PrometheusURL, err)
 	}
@@ -203,6 +208,16 @@ func (o *Options) newServer(restConfig *rest.Config, p *Provider) (*apiserver.Cu
 	}
 	config := &apiserver.Config{GenericConfig: &serverConfig.Config}
 	return config.Complete(informers).New("seedscaler-adapter", p, p)
+}
+
+// prometheusTransport is the transport of the adapter's queries. Each list runs two queries
+// side by side, and several autoscalers may list at once: more idle connections are kept
+// than Go's default two, so that a burst does not open and close connections.
+func (o *Options) prometheusTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = !o.PrometheusCompression
+	t.MaxIdleConnsPerHost = 16
+	return t
 }
 
 // restConfig loads --kubeconfig (or $KUBECONFIG, then in-cluster), and points the delegated
