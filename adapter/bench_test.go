@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +31,9 @@ import (
 // kube-apiserver's aggregation layer, the adapter and a real Prometheus on loopback. The
 // value cache is off, so every request queries Prometheus. The exporter and the adapter run
 // as the chart runs them, each its own seedscaler process: this process is the autoscaler's
-// client alone, and its garbage is not collected on the adapter's time.
+// client alone, and its garbage is not collected on the adapter's time. Besides latencies it
+// reports the CPU time every process of the landscape spent per list (from /proc), and logs
+// what they spend in a second with no list running.
 //
 //	KUBEBUILDER_ASSETS=$(hack/tools/build.sh --dir envtest) \
 //	SEEDSCALER_PROMETHEUS=$(hack/tools/build.sh --dir prometheus)/prometheus \
@@ -53,10 +56,22 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 		}
 	}, 2*time.Minute, 500*time.Millisecond)
 
+	// What the lists share the machine with: the scrapes, the watches, idle servers.
+	const idle = 5
+	idleBefore, err := testenv.ReadCPU()
+	require.NoError(b, err)
+	time.Sleep(idle * time.Second)
+	idleAfter, err := testenv.ReadCPU()
+	require.NoError(b, err)
+	parts, total := cpuByPart(b, idleAfter.Sub(idleBefore), idle)
+	b.Logf("CPU ms per second with no list running, by process: %s; total %.2f", parts, total)
+
 	frontProxy, err := env.FrontProxyCA.NewClientCert("front-proxy-client")
 	require.NoError(b, err)
 	direct := l.httpClient(b, frontProxy)
 	profiled := profileAdapter(b, l, direct)
+	cpuBefore, err := testenv.ReadCPU()
+	require.NoError(b, err)
 	var latencies []time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -69,8 +84,11 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 			b.Fatalf("listing garden_seed_usage: %d items, want %d", len(list.Items), seeds)
 		}
 	}
+	cpuAfter, err := testenv.ReadCPU()
+	require.NoError(b, err)
 	b.ReportMetric(quantile(latencies, 0.5), "p50-ms")
 	b.ReportMetric(quantile(latencies, 0.99), "p99-ms")
+	reportCPU(b, cpuAfter.Sub(cpuBefore), len(latencies))
 	<-profiled
 
 	// Where the time goes: the same list straight from the adapter, in protobuf as the
@@ -108,10 +126,11 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	b.ReportMetric(quantile(promLatencies, 0.99), "prometheus-p99-ms")
 }
 
-// profileAdapter writes a CPU profile of the adapter process for the first 3 seconds of the
-// timed lists, as adapter.pprof, when SEEDSCALER_BENCH_PROFILE names a directory: where a
-// list's CPU goes in the adapter, for `go tool pprof`. The returned channel is closed when the
-// profile is written, at once without the variable.
+// profileAdapter writes CPU profiles of the adapter and of Prometheus for the first 3
+// seconds of the timed lists, as adapter.pprof and prometheus.pprof, when
+// SEEDSCALER_BENCH_PROFILE names a directory: where a list's CPU goes in either, for `go tool
+// pprof`. The returned channel is closed when both are written, at once without the
+// variable.
 func profileAdapter(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
 	done := make(chan struct{})
 	dir := os.Getenv("SEEDSCALER_BENCH_PROFILE")
@@ -119,20 +138,62 @@ func profileAdapter(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		close(done)
 		return done
 	}
+	const query = "/debug/pprof/profile?seconds=3"
+	adapter, err := http.NewRequest(http.MethodGet, l.adapterURL+query, nil)
+	require.NoError(b, err)
+	adapter.Header.Set("X-Remote-User", "admin")
+	adapter.Header.Set("X-Remote-Group", "system:masters")
+	prom, err := http.NewRequest(http.MethodGet, l.prom.URL+query, nil)
+	require.NoError(b, err)
+	var wg sync.WaitGroup
+	for file, target := range map[string]struct {
+		client *http.Client
+		req    *http.Request
+	}{"adapter.pprof": {direct, adapter}, "prometheus.pprof": {http.DefaultClient, prom}} {
+		wg.Go(func() {
+			if err := testenv.SaveProfile(target.client, target.req, filepath.Join(dir, file)); err != nil {
+				b.Errorf("profiling for %s: %v", file, err)
+			}
+		})
+	}
 	go func() {
-		defer close(done)
-		req, err := http.NewRequest(http.MethodGet, l.adapterURL+"/debug/pprof/profile?seconds=3", nil)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		req.Header.Set("X-Remote-User", "admin")
-		req.Header.Set("X-Remote-Group", "system:masters")
-		if err := testenv.SaveProfile(direct, req, filepath.Join(dir, "adapter.pprof")); err != nil {
-			b.Errorf("profiling the adapter: %v", err)
-		}
+		wg.Wait()
+		close(done)
 	}()
 	return done
+}
+
+// landscapeParts are the processes a list passes through or shares the machine with, as
+// testenv.ReadCPU names them, this process being the autoscaler's client.
+var landscapeParts = []string{testenv.Self, "kube-apiserver", "etcd", "seedscaler adapter", "prometheus", "seedscaler exporter"}
+
+// reportCPU reports the CPU time of the timed lists, per list: the adapter's and every
+// part's together, and logs each part's. Two cores give 2 ms of CPU per millisecond.
+func reportCPU(b *testing.B, spent testenv.CPU, lists int) {
+	b.Helper()
+	parts, total := cpuByPart(b, spent, lists)
+	b.Logf("CPU ms per list, by process: %s; total %.2f", parts, total)
+	b.ReportMetric(spent.MillisPer("seedscaler adapter", lists), "adapter-cpu-ms/list")
+	b.ReportMetric(total, "cpu-ms/list")
+}
+
+// cpuByPart says the CPU time of each of landscapeParts in milliseconds per one of n, and
+// their total.
+func cpuByPart(b *testing.B, spent testenv.CPU, n int) (string, float64) {
+	b.Helper()
+	var total float64
+	parts := make([]string, 0, len(landscapeParts))
+	for _, part := range landscapeParts {
+		require.Contains(b, spent, part, "no %s process found in /proc", part)
+		ms := spent.MillisPer(part, n)
+		total += ms
+		name := part
+		if part == testenv.Self {
+			name = "client"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.2f", name, ms))
+	}
+	return strings.Join(parts, ", "), total
 }
 
 // quantile of latencies, in milliseconds.
