@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -164,6 +165,38 @@ func TestEveryPodIsRestricted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A container with a memory limit tells the Go runtime: GOMEMLIMIT from that limit, so that
+// the garbage collector works harder near it rather than letting the heap grow into the OOM
+// killer. Without a limit there is nothing to pass.
+func TestMemoryLimitReachesTheGoRuntime(t *testing.T) {
+	var limited, unlimited int
+	for name, args := range valuesFiles(t) {
+		// The scheduler without a memory limit, every other part with the default's.
+		for _, d := range deployments(t, append(args, "--set", "scheduler.resources.limits=null")...) {
+			for _, c := range d.Spec.Template.Spec.Containers {
+				var limit *corev1.EnvVar
+				for i := range c.Env {
+					if c.Env[i].Name == "GOMEMLIMIT" {
+						limit = &c.Env[i]
+					}
+				}
+				if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
+					unlimited++
+					assert.Nil(t, limit, "%s/%s has no memory limit but sets GOMEMLIMIT", name, d.Name)
+					continue
+				}
+				limited++
+				require.NotNil(t, limit, "%s/%s has a memory limit and no GOMEMLIMIT", name, d.Name)
+				require.NotNil(t, limit.ValueFrom, "%s/%s", name, d.Name)
+				require.NotNil(t, limit.ValueFrom.ResourceFieldRef, "%s/%s", name, d.Name)
+				assert.Equal(t, corev1.ResourceFieldSelector{ContainerName: c.Name, Resource: "limits.memory"}, *limit.ValueFrom.ResourceFieldRef, "%s/%s", name, d.Name)
+			}
+		}
+	}
+	assert.NotZero(t, limited, "no container with a memory limit was rendered")
+	assert.NotZero(t, unlimited, "no container without a memory limit was rendered")
 }
 
 // The chart must never deploy a subcommand that does not exist, or pass a flag it does not

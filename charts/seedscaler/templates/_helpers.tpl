@@ -197,6 +197,15 @@ spec:
               valueFrom:
                 fieldRef:
                   fieldPath: metadata.namespace
+            {{- if (($v.resources).limits).memory }}
+            # The Go runtime collects garbage harder as the heap nears the memory limit,
+            # instead of growing past it into the OOM killer.
+            - name: GOMEMLIMIT
+              valueFrom:
+                resourceFieldRef:
+                  containerName: {{ .name }}
+                  resource: limits.memory
+            {{- end }}
           ports:
             - name: metrics
               containerPort: 8080
