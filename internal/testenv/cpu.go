@@ -51,6 +51,21 @@ func ReadCPU() (CPU, error) {
 	return out, nil
 }
 
+// SpentCPU runs fn and returns the CPU time each process spent meanwhile, as ReadCPU names
+// them.
+func SpentCPU(fn func()) (CPU, error) {
+	before, err := ReadCPU()
+	if err != nil {
+		return nil, err
+	}
+	fn()
+	after, err := ReadCPU()
+	if err != nil {
+		return nil, err
+	}
+	return after.Sub(before), nil
+}
+
 // Sub is the CPU time spent since before, by process; a process that started since counts
 // from zero.
 func (c CPU) Sub(before CPU) CPU {

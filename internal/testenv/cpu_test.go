@@ -32,6 +32,19 @@ func TestReadCPUNamesChildrenAndCountsTheirTime(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond)
 }
 
+func TestSpentCPUIsWhatTheFunctionBurned(t *testing.T) {
+	var sum int
+	spent, err := SpentCPU(func() {
+		for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
+			sum++
+		}
+	})
+	require.NoError(t, err)
+	assert.NotZero(t, sum)
+	// A clock tick is 10 ms; 300 ms of spinning reads as well over 100 ms.
+	assert.Greater(t, spent[Self], 100*time.Millisecond)
+}
+
 func TestCPUArithmetic(t *testing.T) {
 	before := CPU{Self: time.Second, "etcd": 2 * time.Second}
 	after := CPU{Self: 3 * time.Second, "etcd": 2 * time.Second, "prometheus": time.Second}
