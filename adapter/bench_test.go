@@ -66,7 +66,7 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	frontProxy, err := env.FrontProxyCA.NewClientCert("front-proxy-client")
 	require.NoError(b, err)
 	direct := l.httpClient(b, frontProxy)
-	profiled := profileAdapter(b, l, direct)
+	profiled := profileServers(b, l, direct)
 	var latencies []time.Duration
 	listCPU, err := testenv.SpentCPU(func() {
 		for b.Loop() {
@@ -122,12 +122,12 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	b.ReportMetric(quantile(promLatencies, 0.99), "prometheus-p99-ms")
 }
 
-// profileAdapter writes CPU profiles of the adapter and of Prometheus for the first 3
+// profileServers writes CPU profiles of the adapter and of Prometheus for the first 3
 // seconds of the timed lists, as adapter.pprof and prometheus.pprof, when
 // SEEDSCALER_BENCH_PROFILE names a directory: where a list's CPU goes in either, for `go tool
 // pprof`. The returned channel is closed when both are written, at once without the
 // variable.
-func profileAdapter(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
+func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
 	done := make(chan struct{})
 	dir := os.Getenv("SEEDSCALER_BENCH_PROFILE")
 	if dir == "" {
@@ -141,17 +141,14 @@ func profileAdapter(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 	adapter.Header.Set("X-Remote-Group", "system:masters")
 	prom, err := http.NewRequest(http.MethodGet, l.prom.URL+query, nil)
 	require.NoError(b, err)
-	var wg sync.WaitGroup
-	for file, target := range map[string]struct {
-		client *http.Client
-		req    *http.Request
-	}{"adapter.pprof": {direct, adapter}, "prometheus.pprof": {http.DefaultClient, prom}} {
-		wg.Go(func() {
-			if err := testenv.SaveProfile(target.client, target.req, filepath.Join(dir, file)); err != nil {
-				b.Errorf("profiling for %s: %v", file, err)
-			}
-		})
+	save := func(c *http.Client, req *http.Request, file string) {
+		if err := testenv.SaveProfile(c, req, filepath.Join(dir, file)); err != nil {
+			b.Errorf("profiling for %s: %v", file, err)
+		}
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { save(direct, adapter, "adapter.pprof") })
+	wg.Go(func() { save(http.DefaultClient, prom, "prometheus.pprof") })
 	go func() {
 		wg.Wait()
 		close(done)
