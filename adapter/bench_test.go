@@ -106,7 +106,7 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	require.NoError(b, err)
 	promClient, err := promapi.NewClient(promapi.Config{Address: l.prom.URL})
 	require.NoError(b, err)
-	querier := &instantQuerier{client: promClient}
+	querier := newInstantQuerier(promClient, http.DefaultClient)
 	var promLatencies []time.Duration
 	for range samples {
 		start := time.Now()
@@ -123,10 +123,11 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 }
 
 // profileServers writes CPU profiles of the adapter and of Prometheus for the first 3
-// seconds of the timed lists, as adapter.pprof and prometheus.pprof, when
-// SEEDSCALER_BENCH_PROFILE names a directory: where a list's CPU goes in either, for `go tool
-// pprof`. The returned channel is closed when both are written, at once without the
-// variable.
+// seconds of the timed lists, as adapter.pprof and prometheus.pprof, and what the adapter
+// allocated in those seconds, as adapter-allocs.pprof, when SEEDSCALER_BENCH_PROFILE names a
+// directory: where a list's CPU goes in either, and what the adapter's garbage collector is
+// given, for `go tool pprof`. The returned channel is closed when all are written, at once
+// without the variable.
 func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
 	done := make(chan struct{})
 	dir := os.Getenv("SEEDSCALER_BENCH_PROFILE")
@@ -134,12 +135,15 @@ func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		close(done)
 		return done
 	}
-	const query = "/debug/pprof/profile?seconds=3"
-	adapter, err := http.NewRequest(http.MethodGet, l.adapterURL+query, nil)
-	require.NoError(b, err)
-	adapter.Header.Set("X-Remote-User", "admin")
-	adapter.Header.Set("X-Remote-Group", "system:masters")
-	prom, err := http.NewRequest(http.MethodGet, l.prom.URL+query, nil)
+	const cpu, allocs = "/debug/pprof/profile?seconds=3", "/debug/pprof/allocs?seconds=3"
+	adapterRequest := func(path string) *http.Request {
+		req, err := http.NewRequest(http.MethodGet, l.adapterURL+path, nil)
+		require.NoError(b, err)
+		req.Header.Set("X-Remote-User", "admin")
+		req.Header.Set("X-Remote-Group", "system:masters")
+		return req
+	}
+	prom, err := http.NewRequest(http.MethodGet, l.prom.URL+cpu, nil)
 	require.NoError(b, err)
 	save := func(c *http.Client, req *http.Request, file string) {
 		if err := testenv.SaveProfile(c, req, filepath.Join(dir, file)); err != nil {
@@ -147,7 +151,8 @@ func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { save(direct, adapter, "adapter.pprof") })
+	wg.Go(func() { save(direct, adapterRequest(cpu), "adapter.pprof") })
+	wg.Go(func() { save(direct, adapterRequest(allocs), "adapter-allocs.pprof") })
 	wg.Go(func() { save(http.DefaultClient, prom, "prometheus.pprof") })
 	go func() {
 		wg.Wait()

@@ -27,6 +27,13 @@ func TestDecodeVectorKeepsTheGroupLabelsAndValues(t *testing.T) {
 	empty, err := decodeVector([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`), []string{"name"})
 	require.NoError(t, err)
 	assert.Empty(t, empty)
+
+	// An external rule may group by nothing: one value, no labels kept, and still a value.
+	ungrouped, err := decodeVector([]byte(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"},"value":[1763899200.123,"4.5"]}]}}`), nil)
+	require.NoError(t, err)
+	require.Len(t, ungrouped, 1)
+	assert.Equal(t, 4.5, ungrouped[0].value)
+	assert.Empty(t, ungrouped[0].group)
 }
 
 func TestDecodeVectorRefusesWhatIsNotAVector(t *testing.T) {

@@ -54,14 +54,16 @@ var (
 	_ provider.ExternalMetricsProvider = &Provider{}
 )
 
-// NewProvider builds a provider over a validated configuration. kinds maps each rule's
-// resource to its kind; mapper normalizes resources a request names differently (e.g.
-// singular); objects resolves label selectors of list requests.
-func NewProvider(cfg *Config, prom promapi.Client, clk clock.WithTicker, metrics *Metrics, kinds map[schema.GroupResource]schema.GroupVersionKind, mapper apimeta.RESTMapper, objects ObjectLister) *Provider {
+// NewProvider builds a provider over a validated configuration. prom is the client_golang
+// API client of Prometheus and hc the HTTP client under it, over which the value queries
+// read their answers themselves. kinds maps each rule's resource to its kind; mapper
+// normalizes resources a request names differently (e.g. singular); objects resolves label
+// selectors of list requests.
+func NewProvider(cfg *Config, prom promapi.Client, hc *http.Client, clk clock.WithTicker, metrics *Metrics, kinds map[schema.GroupResource]schema.GroupVersionKind, mapper apimeta.RESTMapper, objects ObjectLister) *Provider {
 	return &Provider{
 		cfg:     cfg,
 		prom:    promv1.NewAPI(prom),
-		instant: &instantQuerier{client: prom},
+		instant: newInstantQuerier(prom, hc),
 		clock:   clk,
 		metrics: metrics,
 		avail:   newAvailability(cfg.Discovery.Retention.Duration),
@@ -146,16 +148,11 @@ func (p *Provider) getMetricByName(ctx context.Context, name types.NamespacedNam
 	if err != nil {
 		return nil, err
 	}
-	key := objectKey(rule, name.Namespace, name.Name)
-	s, ok := res.samples[key]
-	if !ok {
-		reason, known := res.missing[key]
-		if !known {
-			reason = missingNoSample
-		}
+	s, reason := res.lookup(objectKey(rule, name.Namespace, name.Name))
+	if reason != "" {
 		return nil, p.notFound(rule.GroupResource(), info.Metric, fmt.Sprintf("%s %s", rule.GroupResource(), klog.KRef(name.Namespace, name.Name)), reason)
 	}
-	v := p.metricValue(rule, info.Metric, name.Namespace, name.Name, labelSelector(metricSelector), s)
+	v := p.newMetricValues(rule, info.Metric, name.Namespace, metricSelector).of(name.Name, s)
 	return &v, nil
 }
 
@@ -190,17 +187,23 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 	if err != nil {
 		return nil, err
 	}
-	list := &custom_metrics.MetricValueList{Items: make([]custom_metrics.MetricValue, 0, min(len(names), len(res.samples)))}
-	reportedSelector := labelSelector(metricSelector)
-	for _, name := range names {
-		if s, ok := res.samples[objectKey(rule, namespace, name)]; ok {
-			list.Items = append(list.Items, p.metricValue(rule, info.Metric, namespace, name, reportedSelector, s))
-		}
-	}
+	list := p.buildList(rule, info.Metric, namespace, names, metricSelector, res)
 	if len(list.Items) == 0 {
 		return nil, provider.NewMetricNotFoundForSelectorError(rule.GroupResource(), info.Metric, "*", selector)
 	}
 	return list, nil
+}
+
+// buildList makes the values of the named objects that have a usable one in res.
+func (p *Provider) buildList(rule *Rule, metric, namespace string, names []string, metricSelector labels.Selector, res result) *custom_metrics.MetricValueList {
+	list := &custom_metrics.MetricValueList{Items: make([]custom_metrics.MetricValue, 0, min(len(names), len(res.groups)))}
+	values := p.newMetricValues(rule, metric, namespace, metricSelector)
+	for _, name := range names {
+		if s, reason := res.lookup(objectKey(rule, namespace, name)); reason == "" {
+			list.Items = append(list.Items, values.of(name, s))
+		}
+	}
+	return list
 }
 
 // queryObjects runs a rule's value query for the objects of a namespace (ignored for
@@ -232,24 +235,39 @@ func objectKey(rule *Rule, namespace, name string) string {
 	return groupKey(name)
 }
 
-func (p *Provider) metricValue(rule *Rule, metric, namespace, name string, metricSelector *metav1.LabelSelector, s sample) custom_metrics.MetricValue {
+// metricValues makes the values of one answer, which differ only in the object and the
+// sample: what they share is worked out once, not for each of a thousand objects.
+type metricValues struct {
+	object custom_metrics.ObjectReference
+	metric custom_metrics.MetricIdentifier
+	window *int64
+}
+
+func (p *Provider) newMetricValues(rule *Rule, metric, namespace string, metricSelector labels.Selector) metricValues {
 	gvk := p.kinds[rule.GroupResource()]
-	v := custom_metrics.MetricValue{
-		DescribedObject: custom_metrics.ObjectReference{
-			APIVersion: gvk.GroupVersion().String(),
-			Kind:       gvk.Kind,
-			Name:       name,
-		},
-		Metric:        custom_metrics.MetricIdentifier{Name: metric},
-		Timestamp:     metav1.NewTime(s.timestamp),
-		WindowSeconds: ptr.To(int64(rule.query.window / time.Second)),
-		Value:         quantity(s.value),
+	v := metricValues{
+		object: custom_metrics.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind},
+		metric: custom_metrics.MetricIdentifier{Name: metric, Selector: labelSelector(metricSelector)},
+		// Shared by the values of the answer, which is encoded and dropped, never changed.
+		window: ptr.To(int64(rule.query.window / time.Second)),
 	}
 	if rule.Namespaced() {
-		v.DescribedObject.Namespace = namespace
+		v.object.Namespace = namespace
 	}
-	v.Metric.Selector = metricSelector
 	return v
+}
+
+// of is the value of the object named name.
+func (v metricValues) of(name string, s sample) custom_metrics.MetricValue {
+	object := v.object
+	object.Name = name
+	return custom_metrics.MetricValue{
+		DescribedObject: object,
+		Metric:          v.metric,
+		Timestamp:       metav1.NewTime(s.timestamp),
+		WindowSeconds:   v.window,
+		Value:           quantity(s.value),
+	}
 }
 
 // GetExternalMetric returns the values of an external metric, one per label set of the
@@ -290,14 +308,15 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 	if err != nil {
 		return nil, err
 	}
-	list := &external_metrics.ExternalMetricValueList{}
-	for _, key := range res.sortedKeys() {
-		s := res.samples[key]
+	usable := res.usable()
+	list := &external_metrics.ExternalMetricValueList{Items: make([]external_metrics.ExternalMetricValue, 0, len(usable))}
+	window := ptr.To(int64(rule.query.window / time.Second))
+	for _, s := range usable {
 		list.Items = append(list.Items, external_metrics.ExternalMetricValue{
 			MetricName:    info.Metric,
 			MetricLabels:  s.labels(rule.GroupBy),
 			Timestamp:     metav1.NewTime(s.timestamp),
-			WindowSeconds: ptr.To(int64(rule.query.window / time.Second)),
+			WindowSeconds: window,
 			Value:         quantity(s.value),
 		})
 	}

@@ -145,11 +145,44 @@ const (
 	missingNoTimeRef missingReason = "no raw sample timestamp"
 )
 
-// result is the outcome of a value query: usable samples and, per group that had something
-// unusable, why.
+// result is the outcome of a value query: every group the value half returned, each with
+// its sample or the reason it has none, found by its groupKey.
 type result struct {
-	samples map[string]sample
-	missing map[string]missingReason
+	index  map[string]int
+	groups []groupValue
+}
+
+// groupValue is one group of a result.
+type groupValue struct {
+	sample
+	// missing says why the sample cannot be used; empty when it can.
+	missing missingReason
+}
+
+// lookup returns the usable sample of a group, or why there is none.
+func (r result) lookup(key string) (sample, missingReason) {
+	i, ok := r.index[key]
+	if !ok {
+		return sample{}, missingNoSample
+	}
+	g := r.groups[i]
+	return g.sample, g.missing
+}
+
+// usable returns the usable samples in the order of their keys, for stable answers.
+func (r result) usable() []sample {
+	keys := make([]string, 0, len(r.index))
+	for k, i := range r.index {
+		if r.groups[i].missing == "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]sample, len(keys))
+	for j, k := range keys {
+		out[j] = r.groups[r.index[k]].sample
+	}
+	return out
 }
 
 // groupKey keys a result by the values of the group labels, in the order of groupBy.
@@ -162,41 +195,29 @@ func groupKey(values ...string) string {
 
 // readResult pairs the values with the timestamps of their raw samples and sorts out what
 // is missing: NaN or infinite values, samples older than staleness at now, and values
-// without a raw sample behind them. A group absent from values is missing too; callers see
-// it as absent from result.samples.
+// without a raw sample behind them. A group absent from values is missing too, with no
+// sample. One map, over the values, serves both the pairing and the lookups after it.
 func readResult(values, timestamps []promSample, now time.Time, staleness time.Duration) result {
-	times := make(map[string]float64, len(timestamps))
-	for _, s := range timestamps {
-		times[groupKey(s.group...)] = s.value
+	res := result{index: make(map[string]int, len(values)), groups: make([]groupValue, len(values))}
+	for i, s := range values {
+		res.index[groupKey(s.group...)] = i
+		res.groups[i] = groupValue{sample: sample{group: s.group, value: s.value}, missing: missingNoTimeRef}
 	}
-	res := result{samples: make(map[string]sample, len(values)), missing: map[string]missingReason{}}
-	for _, s := range values {
-		key := groupKey(s.group...)
-		ts, ok := times[key]
+	for _, t := range timestamps {
+		if i, ok := res.index[groupKey(t.group...)]; ok { // a timestamp alone is not a value
+			res.groups[i].timestamp = time.UnixMilli(int64(math.Round(t.value * 1000))).UTC()
+			res.groups[i].missing = ""
+		}
+	}
+	for i := range res.groups {
+		g := &res.groups[i]
 		switch {
-		case math.IsNaN(s.value) || math.IsInf(s.value, 0):
-			res.missing[key] = missingNaN
-			continue
-		case !ok:
-			res.missing[key] = missingNoTimeRef
-			continue
+		case math.IsNaN(g.value) || math.IsInf(g.value, 0):
+			g.missing = missingNaN
+		case g.missing != "":
+		case now.Sub(g.timestamp) > staleness:
+			g.missing = missingStale
 		}
-		at := time.UnixMilli(int64(math.Round(ts * 1000))).UTC()
-		if now.Sub(at) > staleness {
-			res.missing[key] = missingStale
-			continue
-		}
-		res.samples[key] = sample{group: s.group, value: s.value, timestamp: at}
 	}
 	return res
-}
-
-// sortedKeys returns the keys of the usable samples in order, for stable answers.
-func (r result) sortedKeys() []string {
-	keys := make([]string, 0, len(r.samples))
-	for k := range r.samples {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -151,7 +151,8 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 
-	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: &http.Client{Timeout: o.PrometheusTimeout, Transport: o.prometheusTransport()}})
+	promHTTP := &http.Client{Timeout: o.PrometheusTimeout, Transport: o.prometheusTransport()}
+	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: promHTTP})
 	if err != nil {
 		return fmt.Errorf("--prometheus-url %q: %w", o.PrometheusURL, err)
 	}
@@ -160,7 +161,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	p := NewProvider(cfg, promClient, clk, metrics, kinds, mapper, objects)
+	p := NewProvider(cfg, promClient, promHTTP, clk, metrics, kinds, mapper, objects)
 
 	disc := p.discoverer()
 	if err := disc.checkQueries(ctx); err != nil {
