@@ -13,16 +13,24 @@ func TestReadCPUNamesChildrenAndCountsTheirTime(t *testing.T) {
 	busy := exec.Command("sh", "-c", "while :; do :; done")
 	require.NoError(t, busy.Start())
 	t.Cleanup(func() { _ = busy.Process.Kill(); _ = busy.Wait() })
-	idle := exec.Command("sleep", "60", "then")
+	// sleep adds its arguments up; the name keeps the first alone. (An argument sleep
+	// cannot read makes it exit at once, and a child that has exited has no name.)
+	idle := exec.Command("sleep", "60", "1")
 	require.NoError(t, idle.Start())
 	t.Cleanup(func() { _ = idle.Process.Kill(); _ = idle.Wait() })
 
-	before, err := ReadCPU()
-	require.NoError(t, err)
 	// The busy child is named by its program alone, its first argument being a flag; the
-	// idle one by its program and first argument.
-	require.Contains(t, before, "sh")
-	require.Contains(t, before, "sleep 60")
+	// idle one by its program and first argument. Start returns once exec has begun, and
+	// the kernel gives the new program its command line a moment later: until then
+	// ReadCPU cannot name the child and leaves it out.
+	var before CPU
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		var err error
+		before, err = ReadCPU()
+		require.NoError(c, err)
+		assert.Contains(c, before, "sh")
+		assert.Contains(c, before, "sleep 60")
+	}, 10*time.Second, 10*time.Millisecond)
 	assert.Zero(t, before["sleep 60"])
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		after, err := ReadCPU()
