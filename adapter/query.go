@@ -159,14 +159,17 @@ type groupValue struct {
 	missing missingReason
 }
 
-// lookup returns the usable sample of a group, or why there is none.
+// lookup returns the usable sample of a group, or no sample and why there is none.
 func (r result) lookup(key string) (sample, missingReason) {
 	i, ok := r.index[key]
 	if !ok {
 		return sample{}, missingNoSample
 	}
 	g := r.groups[i]
-	return g.sample, g.missing
+	if g.missing != "" {
+		return sample{}, g.missing
+	}
+	return g.sample, ""
 }
 
 // usable returns the usable samples in the order of their keys, for stable answers.
