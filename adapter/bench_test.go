@@ -30,6 +30,7 @@ import (
 // of garden_seed_usage over 1,000 seeds picked by a label selector, through the
 // kube-apiserver's aggregation layer, the adapter and a real Prometheus on loopback, back
 // to back (p50-ms, p99-ms) and then as many at 20 a second (paced-p50-ms, paced-p99-ms).
+// SEEDSCALER_BENCH_SEEDS sets another number of seeds.
 // The value cache is off, so every request queries Prometheus. The exporter and the adapter run
 // as the chart runs them, each its own seedscaler process: this process is the autoscaler's
 // client alone, and its garbage is not collected on the adapter's time. Besides latencies it
@@ -40,7 +41,12 @@ import (
 //	SEEDSCALER_PROMETHEUS=$(hack/tools/build.sh --dir prometheus)/prometheus \
 //	go test ./adapter/ -run '^$' -bench ListSeedUsage -benchtime 300x
 func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
-	const seeds = 1000
+	seeds := 1000
+	if v := os.Getenv("SEEDSCALER_BENCH_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(b, err, "SEEDSCALER_BENCH_SEEDS")
+		seeds = n
+	}
 	ctx := context.Background()
 	for i := range seeds {
 		createSeed(ctx, b, builders.MakeSeed(fmt.Sprintf("bench-%04d", i)).Provider("aws", "eu-west-1").Labels("bench", "list").Allocatable(250).Ready().Obj())
@@ -113,7 +119,7 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 		start := time.Now()
 		body := l.getAs(b, direct, path, runtime.ContentTypeProtobuf, "admin", "system:masters")
 		adapterLatencies = append(adapterLatencies, time.Since(start))
-		require.Contains(b, body, "bench-0999")
+		require.Contains(b, body, fmt.Sprintf("bench-%04d", seeds-1))
 	}
 	cfg, err := DefaultConfig()
 	require.NoError(b, err)
