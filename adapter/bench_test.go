@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
@@ -33,9 +35,10 @@ import (
 // SEEDSCALER_BENCH_SEEDS sets another number of seeds. The value cache is off, so every
 // request queries Prometheus. The exporter and the adapter run as the chart runs them, each
 // its own seedscaler process: this process is the autoscaler's client alone, and its
-// garbage is not collected on the adapter's time. Besides latencies it reports the CPU time
-// every process of the landscape spent per list (from /proc), and logs what they spend in a
-// second with no list running.
+// garbage is not collected on the adapter's time. All three collect garbage at the target
+// of app.MetricsPathGCPercent, as the parts on the metrics path do unless GOGC is set.
+// Besides latencies it reports the CPU time every process of the landscape spent per list
+// (from /proc), and logs what they spend in a second with no list running.
 //
 //	KUBEBUILDER_ASSETS=$(hack/tools/build.sh --dir envtest) \
 //	SEEDSCALER_PROMETHEUS=$(hack/tools/build.sh --dir prometheus)/prometheus \
@@ -54,6 +57,11 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	config := strings.NewReplacer("interval: 30s", "interval: 5s", "cacheTTL: 5s", "cacheTTL: 0s").Replace(string(defaultRulesYAML))
 	l := startLandscapeProcesses(b, config)
 	custom, _, _ := metricsClients(b, env.Config)
+	// This process is the autoscaler's client, and collects garbage as the autoscaler does.
+	runtimeGC := debug.SetGCPercent(100)
+	debug.SetGCPercent(runtimeGC)
+	app.SetGCPercent(app.MetricsPathGCPercent)
+	b.Cleanup(func() { debug.SetGCPercent(runtimeGC) })
 	selector := labels.SelectorFromSet(labels.Set{"bench": "list"})
 	shoots := labels.SelectorFromSet(labels.Set{"resource": "shoots"})
 	require.EventuallyWithT(b, func(c *assert.CollectT) {

@@ -20,6 +20,7 @@ ManagedSeedSet). Authentication and authorization are delegated to the kube-apis
 Replicas are stateless and all serve. See docs/adapter.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			metricsPathGC("adapter")
 			return adapter.Run(logr.NewContext(cmd.Context(), ctrl.Log), o)
 		},
 	}

@@ -28,6 +28,7 @@ func autoscalerCommand() *cobra.Command {
 		Short: "Scale ManagedSeedSets (anything with a scale subresource) with SeedAutoscalers, from metrics served by the adapter",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			metricsPathGC("autoscaler")
 			return runAutoscaler(cmd.Context(), o)
 		},
 	}

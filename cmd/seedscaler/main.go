@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/version"
 )
 
@@ -49,6 +50,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "seedscaler:", err)
 		os.Exit(1)
 	}
+}
+
+// metricsPathGC gives a part on the metrics path the garbage collector target of
+// app.MetricsPathGCPercent, unless GOGC sets one, and logs the target in effect.
+func metricsPathGC(part string) {
+	gogc := app.SetGCPercent(app.MetricsPathGCPercent)
+	ctrl.Log.WithName(part).Info("Garbage collector target", "gogc", gogc, "fromEnvironment", os.Getenv("GOGC") != "")
 }
 
 func versionCommand() *cobra.Command {
