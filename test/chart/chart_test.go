@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -97,6 +98,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"prometheus URL without scheme", []string{"adapter.prometheusURL=prometheus:9090"}, "/adapter/prometheusURL"},
 		{"unknown pull policy", []string{"image.pullPolicy=Sometimes"}, "/image/pullPolicy"},
 		{"extra arg that is no flag", []string{"scheduler.extraArgs[0]=verbose"}, "/scheduler/extraArgs/0"},
+		{"environment variable without a name", []string{"adapter.extraEnv[0].value=100"}, "/adapter/extraEnv/0': missing property 'name'"},
+		{"environment value that is no string", []string{"adapter.extraEnv[0].name=GOGC", "adapter.extraEnv[0].value=100"}, "/adapter/extraEnv/0/value"},
 		{"monitoring switch of the wrong kind", []string{"monitoring.serviceMonitors=maybe"}, "/monitoring/serviceMonitors"},
 	}
 	for _, tc := range cases {
@@ -201,6 +204,58 @@ func TestMemoryLimitReachesTheGoRuntime(t *testing.T) {
 
 // The chart must never deploy a subcommand that does not exist, or pass a flag it does not
 // know: every container's args are parsed by the real binary (with --help, so nothing runs).
+// extraEnv reaches the part's container after the chart's own variables, so that an
+// operator can set GOGC back to Go's default for a part on the metrics path.
+func TestExtraEnvReachesTheContainer(t *testing.T) {
+	var found bool
+	for _, d := range deployments(t, "--set", "adapter.extraEnv[0].name=GOGC", "--set-string", "adapter.extraEnv[0].value=100") {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			for _, env := range c.Env {
+				if env.Name != "GOGC" {
+					continue
+				}
+				assert.Equal(t, "adapter", c.Name, "only the adapter was given GOGC")
+				assert.Equal(t, "100", env.Value)
+				found = true
+			}
+		}
+	}
+	assert.True(t, found, "no container got GOGC")
+}
+
+// hpaMetrics are the resource names each rendered HorizontalPodAutoscaler scales on, by name.
+func hpaMetrics(t *testing.T, args ...string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, obj := range render(t, args...) {
+		if obj.GetKind() != "HorizontalPodAutoscaler" {
+			continue
+		}
+		var hpa autoscalingv2.HorizontalPodAutoscaler
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hpa))
+		out[hpa.Name] = []string{}
+		for _, m := range hpa.Spec.Metrics {
+			require.NotNil(t, m.Resource, "%s: %s", hpa.Name, m.Type)
+			out[hpa.Name] = append(out[hpa.Name], string(m.Resource.Name))
+		}
+	}
+	return out
+}
+
+// Every replica of the adapter and of the autoscaler caches every object it serves, and
+// both collect garbage at GOGC=400: replicas added for memory would not lower it, so their
+// HPAs scale on CPU unless a memory target is set.
+func TestMetricsPathHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
+	locks := []string{"--set", "autoscaler.replicasMode=object-locks", "--set", "autoscaler.leaderElect=false", "--set", "autoscaler.hpa.enabled=true"}
+	metrics := hpaMetrics(t, locks...)
+	assert.Equal(t, []string{"cpu"}, metrics["seedscaler-adapter"], "%v", metrics)
+	assert.Equal(t, []string{"cpu"}, metrics["seedscaler-autoscaler"], "%v", metrics)
+
+	metrics = hpaMetrics(t, append(locks, "--set", "adapter.hpa.targetMemoryUtilizationPercentage=70", "--set", "autoscaler.hpa.targetMemoryUtilizationPercentage=75")...)
+	assert.Equal(t, []string{"cpu", "memory"}, metrics["seedscaler-adapter"], "%v", metrics)
+	assert.Equal(t, []string{"cpu", "memory"}, metrics["seedscaler-autoscaler"], "%v", metrics)
+}
+
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
 	bin, err := testenv.BuildSeedscaler(t.TempDir())
 	require.NoError(t, err)

@@ -206,6 +206,9 @@ spec:
                   containerName: {{ .name }}
                   resource: limits.memory
             {{- end }}
+            {{- with $v.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           ports:
             - name: metrics
               containerPort: 8080
@@ -290,12 +293,14 @@ spec:
         target:
           type: Utilization
           averageUtilization: {{ .hpa.targetCPUUtilizationPercentage }}
+    {{- with .hpa.targetMemoryUtilizationPercentage }}
     - type: Resource
       resource:
         name: memory
         target:
           type: Utilization
-          averageUtilization: {{ .hpa.targetMemoryUtilizationPercentage }}
+          averageUtilization: {{ . }}
+    {{- end }}
 {{- end }}
 ---
 apiVersion: v1
