@@ -38,11 +38,12 @@ import (
 // garbage is not collected on the adapter's time. All three collect garbage at the target
 // of app.MetricsPathGCPercent, as the parts on the metrics path do unless GOGC is set.
 // Besides latencies it reports the CPU time every process of the landscape spent per list
-// (from /proc), and logs what they spend in a second with no list running.
+// (from /proc), and logs what they spend in a second with no list running. Run it for 1,000
+// lists: p99 is then the tenth slowest list, where of 300 it was the third.
 //
 //	KUBEBUILDER_ASSETS=$(hack/tools/build.sh --dir envtest) \
 //	SEEDSCALER_PROMETHEUS=$(hack/tools/build.sh --dir prometheus)/prometheus \
-//	go test ./adapter/ -run '^$' -bench ListSeedUsage -benchtime 300x
+//	go test ./adapter/ -run '^$' -bench ListSeedUsage -benchtime 1000x
 func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	seeds := 1000
 	if v := os.Getenv("SEEDSCALER_BENCH_SEEDS"); v != "" {
