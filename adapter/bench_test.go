@@ -59,8 +59,7 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	l := startLandscapeProcesses(b, config)
 	custom, _, _ := metricsClients(b, env.Config)
 	// This process is the autoscaler's client, and collects garbage as the autoscaler does.
-	runtimeGC := debug.SetGCPercent(100)
-	debug.SetGCPercent(runtimeGC)
+	runtimeGC := app.GCPercent()
 	app.SetGCPercent(app.MetricsPathGCPercent)
 	b.Cleanup(func() { debug.SetGCPercent(runtimeGC) })
 	selector := labels.SelectorFromSet(labels.Set{"bench": "list"})

@@ -19,11 +19,16 @@ const MetricsPathGCPercent = 400
 // variable sets one: an operator's GOGC always wins. It returns the target in effect.
 func SetGCPercent(percent int) int {
 	if os.Getenv("GOGC") != "" {
-		// Reading the target means setting one; put the runtime's back at once.
-		current := debug.SetGCPercent(percent)
-		debug.SetGCPercent(current)
-		return current
+		return GCPercent()
 	}
+	debug.SetGCPercent(percent)
+	return percent
+}
+
+// GCPercent is the garbage collector's target in effect. The runtime tells it only to a
+// caller that sets another, so it is set and put back at once.
+func GCPercent() int {
+	percent := debug.SetGCPercent(-1)
 	debug.SetGCPercent(percent)
 	return percent
 }
