@@ -35,8 +35,8 @@ import (
 // SEEDSCALER_BENCH_SEEDS sets another number of seeds. The value cache is off, so every
 // request queries Prometheus. The exporter and the adapter run as the chart runs them, each
 // its own seedscaler process: this process is the autoscaler's client alone, and its
-// garbage is not collected on the adapter's time. All three collect garbage at the target
-// of app.MetricsPathGCPercent, as the parts on the metrics path do unless GOGC is set.
+// garbage is not collected on the adapter's time. It collects garbage at the target of
+// app.MetricsPathGCPercent, as the adapter and the autoscaler do unless GOGC is set.
 // Besides latencies it reports the CPU time every process of the landscape spent per list
 // (from /proc), and logs what they spend in a second with no list running. Run it for 1,000
 // lists: p99 is then the tenth slowest list, where of 300 it was the third.

@@ -27,7 +27,6 @@ from informer caches: a scrape makes no API call. Replicas are stateless and eac
 same series, so --leader-elect is accepted for uniformity with the other parts but ignored.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			metricsPathGC("exporter")
 			return runExporter(cmd.Context(), o)
 		},
 	}
