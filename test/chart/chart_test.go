@@ -242,18 +242,24 @@ func hpaMetrics(t *testing.T, args ...string) map[string][]string {
 	return out
 }
 
-// Every replica of the adapter and of the autoscaler caches every object it serves, and
-// both collect garbage at GOGC=400: replicas added for memory would not lower it, so their
-// HPAs scale on CPU unless a memory target is set.
-func TestMetricsPathHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
-	locks := []string{"--set", "autoscaler.replicasMode=object-locks", "--set", "autoscaler.leaderElect=false", "--set", "autoscaler.hpa.enabled=true"}
-	metrics := hpaMetrics(t, locks...)
-	assert.Equal(t, []string{"cpu"}, metrics["seedscaler-adapter"], "%v", metrics)
-	assert.Equal(t, []string{"cpu"}, metrics["seedscaler-autoscaler"], "%v", metrics)
-
-	metrics = hpaMetrics(t, append(locks, "--set", "adapter.hpa.targetMemoryUtilizationPercentage=70", "--set", "autoscaler.hpa.targetMemoryUtilizationPercentage=75")...)
-	assert.Equal(t, []string{"cpu", "memory"}, metrics["seedscaler-adapter"], "%v", metrics)
-	assert.Equal(t, []string{"cpu", "memory"}, metrics["seedscaler-autoscaler"], "%v", metrics)
+// Every replica of every part with an HPA caches every object it serves: replicas share the
+// work, not the memory, so replicas added for memory would not lower it. The HPAs scale on
+// CPU unless a memory target is set.
+func TestHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
+	parts := map[string]string{"adapter": "seedscaler-adapter", "autoscaler": "seedscaler-autoscaler", "seedController": "seedscaler-seed-controller", "setController": "seedscaler-set-controller"}
+	var all, memory []string
+	for part := range parts {
+		if part != "adapter" {
+			all = append(all, "--set", part+".replicasMode=object-locks", "--set", part+".leaderElect=false", "--set", part+".hpa.enabled=true")
+		}
+		memory = append(memory, "--set", part+".hpa.targetMemoryUtilizationPercentage=70")
+	}
+	metrics := hpaMetrics(t, all...)
+	withMemory := hpaMetrics(t, append(all, memory...)...)
+	for part, name := range parts {
+		assert.Equal(t, []string{"cpu"}, metrics[name], "%s: %v", part, metrics)
+		assert.Equal(t, []string{"cpu", "memory"}, withMemory[name], "%s: %v", part, withMemory)
+	}
 }
 
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
