@@ -271,36 +271,7 @@ spec:
       {{- end }}
 {{- if $hpa }}
 ---
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: {{ $fullname }}
-  namespace: {{ $root.Release.Namespace }}
-  labels:
-    {{- include "seedscaler.labels" $root | nindent 4 }}
-    app.kubernetes.io/component: {{ .name }}
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: {{ $fullname }}
-  minReplicas: {{ .hpa.minReplicas }}
-  maxReplicas: {{ .hpa.maxReplicas }}
-  metrics:
-    - type: Resource
-      resource:
-        name: cpu
-        target:
-          type: Utilization
-          averageUtilization: {{ .hpa.targetCPUUtilizationPercentage }}
-    {{- with .hpa.targetMemoryUtilizationPercentage }}
-    - type: Resource
-      resource:
-        name: memory
-        target:
-          type: Utilization
-          averageUtilization: {{ . }}
-    {{- end }}
+{{ include "seedscaler.hpa" (dict "root" $root "name" .name "hpa" .hpa) }}
 {{- end }}
 ---
 apiVersion: v1
@@ -340,3 +311,41 @@ spec:
       interval: 15s
 {{- end }}
 {{- end -}}
+
+{{/*
+seedscaler.hpa is the HorizontalPodAutoscaler of a part's Deployment: CPU, and memory only
+when the part's hpa sets a target. Arguments: root, name (the part), hpa (its values).
+*/}}
+{{- define "seedscaler.hpa" -}}
+{{- $fullname := printf "%s-%s" (include "seedscaler.fullname" .root) .name -}}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ $fullname }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "seedscaler.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $fullname }}
+  minReplicas: {{ .hpa.minReplicas }}
+  maxReplicas: {{ .hpa.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ .hpa.targetCPUUtilizationPercentage }}
+    {{- with .hpa.targetMemoryUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: memory
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+{{- end }}
