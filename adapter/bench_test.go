@@ -185,13 +185,6 @@ func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		return done
 	}
 	const cpu, allocs = "/debug/pprof/profile?seconds=3", "/debug/pprof/allocs?seconds=3"
-	adapterRequest := func(path string) *http.Request {
-		req, err := http.NewRequest(http.MethodGet, l.adapterURL+path, nil)
-		require.NoError(b, err)
-		req.Header.Set("X-Remote-User", "admin")
-		req.Header.Set("X-Remote-Group", "system:masters")
-		return req
-	}
 	prom, err := http.NewRequest(http.MethodGet, l.prom.URL+cpu, nil)
 	require.NoError(b, err)
 	save := func(c *http.Client, req *http.Request, file string) {
@@ -200,8 +193,8 @@ func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { save(direct, adapterRequest(cpu), "adapter.pprof") })
-	wg.Go(func() { save(direct, adapterRequest(allocs), "adapter-allocs.pprof") })
+	wg.Go(func() { save(direct, asUser(b, l.adapterURL+cpu, "admin", "system:masters"), "adapter.pprof") })
+	wg.Go(func() { save(direct, asUser(b, l.adapterURL+allocs, "admin", "system:masters"), "adapter-allocs.pprof") })
 	wg.Go(func() { save(http.DefaultClient, prom, "prometheus.pprof") })
 	go func() {
 		wg.Wait()

@@ -289,15 +289,23 @@ func (l *landscape) get(t testing.TB, c *http.Client, path, user string, groups 
 // getAs is get asking for the given content type.
 func (l *landscape) getAs(t testing.TB, c *http.Client, path, contentType, user string, groups ...string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, path, nil)
-	require.NoError(t, err)
+	req := asUser(t, path, user, groups...)
 	req.Header.Set("Accept", contentType)
+	resp, err := c.Do(req)
+	return okBody(t, resp, err)
+}
+
+// asUser is a GET of url as the front proxy sends it for user in groups: the adapter trusts
+// the X-Remote headers of a client with the front-proxy certificate.
+func asUser(t testing.TB, url, user string, groups ...string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
 	req.Header.Set("X-Remote-User", user)
 	for _, g := range groups {
 		req.Header.Add("X-Remote-Group", g)
 	}
-	resp, err := c.Do(req)
-	return okBody(t, resp, err)
+	return req
 }
 
 // metricsClients are the clients the autoscaler uses, for a user's rest config.
@@ -548,13 +556,7 @@ func TestUnauthorizedRequestsAreRefused(t *testing.T) {
 	// Straight to the adapter, bypassing the kube-apiserver.
 	path := l.adapterURL + "/apis/custom.metrics.k8s.io/v1beta2/seeds.core.gardener.cloud/auth-a/garden_seed_usage"
 	get := func(cert *pki.KeyPair, user string, groups ...string) int {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-		require.NoError(t, err)
-		req.Header.Set("X-Remote-User", user)
-		for _, g := range groups {
-			req.Header.Add("X-Remote-Group", g)
-		}
-		resp, err := l.httpClient(t, cert).Do(req)
+		resp, err := l.httpClient(t, cert).Do(asUser(t, path, user, groups...).WithContext(ctx))
 		require.NoError(t, err)
 		_ = resp.Body.Close()
 		return resp.StatusCode
