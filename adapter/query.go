@@ -214,11 +214,9 @@ func readResult(values, timestamps []promSample, now time.Time, staleness time.D
 	}
 	for i := range res.groups {
 		g := &res.groups[i]
-		switch {
-		case math.IsNaN(g.value) || math.IsInf(g.value, 0):
+		if math.IsNaN(g.value) || math.IsInf(g.value, 0) {
 			g.missing = missingNaN
-		case g.missing != "":
-		case now.Sub(g.timestamp) > staleness:
+		} else if g.missing == "" && now.Sub(g.timestamp) > staleness {
 			g.missing = missingStale
 		}
 	}
