@@ -194,7 +194,9 @@ func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { save(direct, asUser(b, l.adapterURL+cpu, "admin", "system:masters"), "adapter.pprof") })
-	wg.Go(func() { save(direct, asUser(b, l.adapterURL+allocs, "admin", "system:masters"), "adapter-allocs.pprof") })
+	wg.Go(func() {
+		save(direct, asUser(b, l.adapterURL+allocs, "admin", "system:masters"), "adapter-allocs.pprof")
+	})
 	wg.Go(func() { save(http.DefaultClient, prom, "prometheus.pprof") })
 	go func() {
 		wg.Wait()
