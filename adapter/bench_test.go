@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 
 	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -198,6 +199,19 @@ func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan stru
 		save(direct, asUser(b, l.adapterURL+allocs, "admin", "system:masters"), "adapter-allocs.pprof")
 	})
 	wg.Go(func() { save(http.DefaultClient, prom, "prometheus.pprof") })
+	wg.Go(func() {
+		kube, err := rest.HTTPClientFor(env.Config)
+		if err != nil {
+			b.Errorf("a client for the kube-apiserver's profile: %v", err)
+			return
+		}
+		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(env.Config.Host, "/")+cpu, nil)
+		if err != nil {
+			b.Errorf("the kube-apiserver's profile: %v", err)
+			return
+		}
+		save(kube, req, "kube-apiserver.pprof")
+	})
 	go func() {
 		wg.Wait()
 		close(done)
