@@ -15,18 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/discovery"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver"
@@ -279,61 +273,4 @@ func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
 		_ = server.Shutdown(shutdownCtx)
 	}()
 	return nil
-}
-
-// metadataObjects resolves label selectors from metadata informers: names and labels only,
-// kept current by watches.
-type metadataObjects struct {
-	listers map[schema.GroupResource]cache.GenericLister
-}
-
-func startObjectCache(ctx context.Context, restConfig *rest.Config, resources map[schema.GroupResource]schema.GroupVersionResource) (*metadataObjects, error) {
-	client, err := metadata.NewForConfig(restConfig)
-	if err != nil {
-		return nil, err
-	}
-	factory := metadatainformer.NewSharedInformerFactory(client, 0)
-	m := &metadataObjects{listers: map[schema.GroupResource]cache.GenericLister{}}
-	for gr, gvr := range resources {
-		m.listers[gr] = factory.ForResource(gvr).Lister()
-	}
-	factory.Start(ctx.Done())
-	for gvr, synced := range factory.WaitForCacheSync(ctx.Done()) {
-		if !synced {
-			return nil, fmt.Errorf("the cache of %s did not sync; can the adapter list and watch them?", gvr.GroupResource())
-		}
-	}
-	return m, nil
-}
-
-// Names implements ObjectLister.
-func (m *metadataObjects) Names(gr schema.GroupResource, namespace string, selector labels.Selector) ([]string, error) {
-	lister, ok := m.listers[gr]
-	if !ok {
-		return nil, fmt.Errorf("no cache of %s", gr)
-	}
-	if selector == nil {
-		selector = labels.Everything()
-	}
-	var (
-		objs []runtime.Object
-		err  error
-	)
-	if namespace != "" {
-		objs, err = lister.ByNamespace(namespace).List(selector)
-	} else {
-		objs, err = lister.List(selector)
-	}
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(objs))
-	for _, o := range objs {
-		accessor, err := meta.Accessor(o)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, accessor.GetName())
-	}
-	return names, nil
 }
