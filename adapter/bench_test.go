@@ -172,11 +172,11 @@ func pacedLists(b *testing.B, n int, period time.Duration, list func() error) []
 	return latencies
 }
 
-// profileServers writes CPU profiles of the adapter and of Prometheus for the first 3
-// seconds of the timed lists, as adapter.pprof and prometheus.pprof, and what the adapter
-// allocated in those seconds, as adapter-allocs.pprof, when SEEDSCALER_BENCH_PROFILE names a
-// directory: where a list's CPU goes in either, and what the adapter's garbage collector is
-// given, for `go tool pprof`. The returned channel is closed when all are written, at once
+// profileServers writes CPU profiles of the adapter, Prometheus and the kube-apiserver for
+// the first 3 seconds of the timed lists, as adapter.pprof, prometheus.pprof and
+// kube-apiserver.pprof, and what the adapter allocated in those seconds, as
+// adapter-allocs.pprof, when SEEDSCALER_BENCH_PROFILE names a directory: where a list's CPU
+// goes in each, and what the adapter's garbage collector is given, for `go tool pprof`. The returned channel is closed when all are written, at once
 // without the variable.
 func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
 	done := make(chan struct{})
