@@ -80,12 +80,13 @@ func alternation(values []string) string {
 	return strings.Join(quoted, "|")
 }
 
-// valueQuery is a built value query: the rule's value, and the timestamp of the newest raw
-// sample behind each value, both grouped by groupBy. Prometheus stamps an instant query's
-// result with the evaluation time; timestamp() of the raw series gives each value its real
-// age. The two run side by side at the same evaluation time: joined into one query with
-// label_replace and "or", Prometheus took longer for the join than for both halves
-// (docs/performance.md).
+// valueQuery is a built value query: the rule's value, grouped by groupBy, and the
+// timestamps of the raw samples behind it. Prometheus stamps an instant query's result with
+// the evaluation time; timestamp() of the raw series gives each value its real age. The two
+// run side by side at the same evaluation time: joined into one query with label_replace
+// and "or", Prometheus took longer for the join than for both halves. The timestamps are
+// not aggregated: readResult keeps the newest of each group, which costs the adapter less
+// than grouping a thousand series cost Prometheus (docs/performance.md).
 type valueQuery struct {
 	value      string
 	timestamps string
@@ -113,7 +114,7 @@ func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy
 	}
 	return valueQuery{
 		value:      value.String(),
-		timestamps: fmt.Sprintf("max by (%s) (timestamp(%s{%s}))", args.GroupBy, series, args.LabelMatchers),
+		timestamps: fmt.Sprintf("timestamp(%s{%s})", series, args.LabelMatchers),
 		groupBy:    groupBy,
 	}, nil
 }
@@ -199,7 +200,9 @@ func groupKey(values ...string) string {
 // readResult pairs the values with the timestamps of their raw samples and sorts out what
 // is missing: NaN or infinite values, samples older than staleness at now, and values
 // without a raw sample behind them. A group absent from values is missing too, with no
-// sample. One map, over the values, serves both the pairing and the lookups after it.
+// sample. A value is as old as the newest raw sample of its group, as when two exporter
+// replicas report the same series. One map, over the values, serves both the pairing and
+// the lookups after it.
 func readResult(values, timestamps []promSample, now time.Time, staleness time.Duration) result {
 	res := result{index: make(map[string]int, len(values)), groups: make([]groupValue, len(values))}
 	for i, s := range values {
@@ -207,9 +210,13 @@ func readResult(values, timestamps []promSample, now time.Time, staleness time.D
 		res.groups[i] = groupValue{sample: sample{group: s.group, value: s.value}, missing: missingNoTimeRef}
 	}
 	for _, t := range timestamps {
-		if i, ok := res.index[groupKey(t.group...)]; ok { // a timestamp alone is not a value
-			res.groups[i].timestamp = time.UnixMilli(int64(math.Round(t.value * 1000))).UTC()
-			res.groups[i].missing = ""
+		i, ok := res.index[groupKey(t.group...)]
+		if !ok {
+			continue // a timestamp alone is not a value
+		}
+		g := &res.groups[i]
+		if at := time.UnixMilli(int64(math.Round(t.value * 1000))).UTC(); g.missing != "" || at.After(g.timestamp) {
+			g.timestamp, g.missing = at, ""
 		}
 	}
 	for i := range res.groups {

@@ -54,7 +54,7 @@ func TestBuildValueQueryIsFilteredByLabelsOnly(t *testing.T) {
 	q, err := buildValueQuery(&r.query, "garden_seed_usage", []matcher{{"resource", "=", "shoots"}}, []string{"name"})
 	require.NoError(t, err)
 	assert.Equal(t, `max by (name) (garden_seed_usage{resource="shoots"})`, q.value)
-	assert.Equal(t, `max by (name) (timestamp(garden_seed_usage{resource="shoots"}))`, q.timestamps)
+	assert.Equal(t, `timestamp(garden_seed_usage{resource="shoots"})`, q.timestamps)
 	assert.True(t, balanced(q.value))
 	assert.True(t, balanced(q.timestamps))
 	assert.Equal(t, []string{"name"}, q.groupBy)
@@ -78,7 +78,7 @@ rules:
 	q, err := buildValueQuery(&cfg.Rules[0].query, "foo_total", []matcher{{"name", "=", "a"}}, []string{"name"})
 	require.NoError(t, err)
 	assert.Equal(t, `sum by (name) (rate(foo_total{ name="a" }[5m]))`, q.value)
-	assert.Equal(t, `max by (name) (timestamp(foo_total{name="a"}))`, q.timestamps)
+	assert.Equal(t, `timestamp(foo_total{name="a"})`, q.timestamps)
 }
 
 // A value is only a value with a fresh raw sample behind it: NaN, stale, or without a
@@ -114,6 +114,27 @@ func TestReadResultSortsOutMissingValues(t *testing.T) {
 
 	empty := readResult(nil, nil, now, 2*time.Minute)
 	assert.Empty(t, empty.usable())
+}
+
+// The timestamps are of raw series, several to a group when exporter replicas report the
+// same seed: the value is as old as the newest of them, in whatever order they come.
+func TestReadResultTakesTheNewestSampleOfAGroup(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	ts := func(ago time.Duration) float64 { return float64(now.Add(-ago).UnixMilli()) / 1000 }
+	at := func(name string, v float64) promSample { return promSample{group: []string{name}, value: v} }
+	values := []promSample{at("newest-last", 1), at("newest-first", 2), at("one-stale", 3)}
+	timestamps := []promSample{
+		at("newest-last", ts(30*time.Second)), at("newest-last", ts(10*time.Second)),
+		at("newest-first", ts(5*time.Second)), at("newest-first", ts(50*time.Second)),
+		at("one-stale", ts(5*time.Minute)), at("one-stale", ts(20*time.Second)), at("one-stale", ts(3*time.Minute)),
+	}
+	res := readResult(values, timestamps, now, 2*time.Minute)
+	for key, want := range map[string]time.Duration{"newest-last": 10 * time.Second, "newest-first": 5 * time.Second, "one-stale": 20 * time.Second} {
+		s, reason := res.lookup(key)
+		if assert.Empty(t, reason, key) {
+			assert.Equal(t, now.Add(-want), s.timestamp, key)
+		}
+	}
 }
 
 // Groups of several labels key by all of them, in the order of groupBy.
