@@ -69,7 +69,7 @@ func (s *objectSet) names(namespace string, selector labels.Selector) ([]string,
 	if selector == nil {
 		selector = labels.Everything()
 	}
-	// A namespace name cannot contain a space, so the key cannot be the same for two requests.
+	// A namespace name cannot contain a space, so no two (namespace, selector) pairs share a key.
 	return s.selections.get(namespace+" "+selector.String(), func() ([]string, error) {
 		return s.match(namespace, selector)
 	})

@@ -30,7 +30,8 @@ import (
 // from a cache: a list request must not list objects from the kube-apiserver.
 type ObjectLister interface {
 	// Names returns the names of the objects of gr in namespace (empty for cluster-scoped
-	// resources) that match selector.
+	// resources) that match selector. The slice may be shared between requests: callers
+	// must not modify it.
 	Names(gr schema.GroupResource, namespace string, selector labels.Selector) ([]string, error)
 }
 
