@@ -48,6 +48,9 @@ type Provider struct {
 	kinds  map[schema.GroupResource]schema.GroupVersionKind
 	mapper apimeta.RESTMapper
 	cache  *valueCache
+	// manySeries holds the query shapes whose answers had many raw series per value: their
+	// timestamps are grouped by Prometheus from then on (see rawSeriesPerValue).
+	manySeries sync.Map
 }
 
 var (
@@ -221,7 +224,7 @@ func (p *Provider) queryObjects(ctx context.Context, rule *Rule, series, namespa
 		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
 		groupBy = append(groupBy, rule.NamespaceLabel)
 	}
-	q, err := buildValueQuery(&rule.query, series, matchers, groupBy)
+	q, err := p.valueQuery(&rule.query, series, matchers, groupBy)
 	if err != nil {
 		return result{}, apierrors.NewInternalError(err)
 	}
@@ -301,7 +304,7 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 	if rule.NamespaceLabel != "" {
 		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
 	}
-	q, err := buildValueQuery(&rule.query, series, matchers, rule.GroupBy)
+	q, err := p.valueQuery(&rule.query, series, matchers, rule.GroupBy)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -327,6 +330,13 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 	return list, nil
 }
 
+// valueQuery builds a value query, with its timestamps grouped in Prometheus when earlier
+// answers of the same shape had many raw series per value.
+func (p *Provider) valueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string) (valueQuery, error) {
+	_, many := p.manySeries.Load(queryShape{spec: spec, series: series})
+	return buildValueQuery(spec, series, matchers, groupBy, many)
+}
+
 // run executes a value query, through the cache, and reads its result at now. The values
 // and their sample timestamps are two queries at the same evaluation time, side by side.
 func (p *Provider) run(ctx context.Context, q valueQuery) (result, error) {
@@ -343,6 +353,12 @@ func (p *Provider) run(ctx context.Context, q valueQuery) (result, error) {
 	if err != nil {
 		// Never a value when Prometheus cannot tell: the caller gets an error it can see.
 		return result{}, apierrors.NewServiceUnavailable(fmt.Sprintf("querying Prometheus: %v", err))
+	}
+	if !q.groupedTimestamps && manyRawSeries(len(halves.values), len(halves.timestamps)) {
+		if _, known := p.manySeries.LoadOrStore(q.shape, struct{}{}); !known {
+			klog.FromContext(ctx).Info("Prometheus will group the timestamps of this series from now on: it has many raw series per value",
+				"rule", q.shape.spec.template.Name(), "series", q.shape.series, "rawSeries", len(halves.timestamps), "values", len(halves.values))
+		}
 	}
 	return readResult(halves.values, halves.timestamps, p.clock.Now(), p.cfg.Values.Staleness.Duration), nil
 }

@@ -85,13 +85,36 @@ func alternation(values []string) string {
 // the evaluation time; timestamp() of the raw series gives each value its real age. The two
 // run side by side at the same evaluation time: joined into one query with label_replace
 // and "or", Prometheus took longer for the join than for both halves. The timestamps are
-// not aggregated: readResult keeps the newest of each group, which costs the adapter less
-// than grouping a thousand series cost Prometheus (docs/performance.md).
+// not grouped unless asked: readResult keeps the newest of each group, which costs the
+// adapter less than grouping a thousand series cost Prometheus (docs/performance.md), as
+// long as an object has a few raw series, not hundreds.
 type valueQuery struct {
 	value      string
 	timestamps string
 	// groupBy are the labels a result is keyed by.
 	groupBy []string
+	// shape is the rule and series the query was built for.
+	shape queryShape
+	// groupedTimestamps is whether Prometheus groups the timestamps by groupBy.
+	groupedTimestamps bool
+}
+
+// queryShape identifies the queries of one rule over one series, whatever their matchers:
+// how many raw series stand behind each value is a property of the shape.
+type queryShape struct {
+	spec   *querySpec
+	series string
+}
+
+// rawSeriesPerValue is how many raw series per value a shape's timestamps may return
+// ungrouped. Exporter replicas give two or three; a rule that sums many series into each
+// value (pods into their namespace, say) would have Prometheus send every raw series.
+const rawSeriesPerValue = 4
+
+// manyRawSeries reports whether an answer had more raw series than rawSeriesPerValue per
+// value, so that the shape's timestamps are better grouped in Prometheus.
+func manyRawSeries(values, timestamps int) bool {
+	return timestamps > rawSeriesPerValue*max(values, 1)
 }
 
 // key identifies the query in the value cache.
@@ -100,8 +123,8 @@ func (q valueQuery) key() string {
 }
 
 // buildValueQuery renders a rule's template for one series name and the given matchers, and
-// the matching timestamp query.
-func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string) (valueQuery, error) {
+// the matching timestamp query, grouped by groupBy in Prometheus when groupTimestamps.
+func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string, groupTimestamps bool) (valueQuery, error) {
 	args := queryArgs{
 		Series:        series,
 		LabelMatchers: joinMatchers(matchers),
@@ -112,10 +135,16 @@ func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy
 	if err := spec.template.Execute(&value, args); err != nil {
 		return valueQuery{}, fmt.Errorf("rendering the metrics query of %s: %w", series, err)
 	}
+	timestamps := fmt.Sprintf("timestamp(%s{%s})", series, args.LabelMatchers)
+	if groupTimestamps {
+		timestamps = fmt.Sprintf("max by (%s) (%s)", args.GroupBy, timestamps)
+	}
 	return valueQuery{
-		value:      value.String(),
-		timestamps: fmt.Sprintf("timestamp(%s{%s})", series, args.LabelMatchers),
-		groupBy:    groupBy,
+		value:             value.String(),
+		timestamps:        timestamps,
+		groupBy:           groupBy,
+		shape:             queryShape{spec: spec, series: series},
+		groupedTimestamps: groupTimestamps,
 	}, nil
 }
 
