@@ -176,8 +176,8 @@ func pacedLists(b *testing.B, n int, period time.Duration, list func() error) []
 // the first 3 seconds of the timed lists, as adapter.pprof, prometheus.pprof and
 // kube-apiserver.pprof, and what the adapter allocated in those seconds, as
 // adapter-allocs.pprof, when SEEDSCALER_BENCH_PROFILE names a directory: where a list's CPU
-// goes in each, and what the adapter's garbage collector is given, for `go tool pprof`. The returned channel is closed when all are written, at once
-// without the variable.
+// goes in each, and what the adapter's garbage collector is given, for `go tool pprof`.
+// The returned channel is closed when all are written, at once without the variable.
 func profileServers(b *testing.B, l *landscape, direct *http.Client) <-chan struct{} {
 	done := make(chan struct{})
 	dir := os.Getenv("SEEDSCALER_BENCH_PROFILE")

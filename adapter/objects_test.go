@@ -17,10 +17,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 )
 
-var seedsResource = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}
+var seedsResource = gardencorev1beta1.GroupVersion.WithResource("seeds")
 
 // countingMatch returns a match function that answers names and counts its calls.
 func countingMatch(calls *int, names ...string) func() ([]string, error) {

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 )
 
 // rawSeriesPrometheus answers a value query with one sample per seed, and the timestamp
@@ -91,9 +93,9 @@ rules:
 	require.NoError(t, err)
 	metrics, err := NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
-	seeds := schema.GroupResource{Group: "core.gardener.cloud", Resource: "seeds"}
+	seeds := seedsResource.GroupResource()
 	p := NewProvider(cfg, client, server.Client(), clocktesting.NewFakeClock(now), metrics,
-		map[schema.GroupResource]schema.GroupVersionKind{seeds: {Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Seed"}}, nil, nil)
+		map[schema.GroupResource]schema.GroupVersionKind{seeds: gardencorev1beta1.GroupVersion.WithKind("Seed")}, nil, nil)
 
 	for _, tc := range []struct {
 		series      string
