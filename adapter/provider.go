@@ -175,19 +175,13 @@ func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, se
 	if !ok {
 		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
 	}
-	// The objects come from the cache while Prometheus answers: listing a thousand of them
-	// need not wait for the query, nor the query for the list.
-	var (
-		names    []string
-		namesErr error
-		wg       sync.WaitGroup
-	)
-	wg.Go(func() { names, namesErr = p.objects.Names(rule.GroupResource(), namespace, selector) })
-	res, err := p.queryObjects(ctx, rule, series, namespace, metricSelector)
-	wg.Wait()
-	if namesErr != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), namesErr))
+	// The names a selector matched are remembered until an object changes (objects.go), so
+	// they are read before the query rather than beside it.
+	names, err := p.objects.Names(rule.GroupResource(), namespace, selector)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("listing %s from the cache: %w", rule.GroupResource(), err))
 	}
+	res, err := p.queryObjects(ctx, rule, series, namespace, metricSelector)
 	if err != nil {
 		return nil, err
 	}
