@@ -202,8 +202,6 @@ func TestMemoryLimitReachesTheGoRuntime(t *testing.T) {
 	assert.NotZero(t, unlimited, "no container without a memory limit was rendered")
 }
 
-// The chart must never deploy a subcommand that does not exist, or pass a flag it does not
-// know: every container's args are parsed by the real binary (with --help, so nothing runs).
 // extraEnv reaches the part's container after the chart's own variables, so that an
 // operator can set GOGC back to Go's default for a part on the metrics path.
 func TestExtraEnvReachesTheContainer(t *testing.T) {
@@ -262,6 +260,8 @@ func TestHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
 	}
 }
 
+// The chart must never deploy a subcommand that does not exist, or pass a flag it does not
+// know: every container's args are parsed by the real binary (with --help, so nothing runs).
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
 	bin, err := testenv.BuildSeedscaler(t.TempDir())
 	require.NoError(t, err)
