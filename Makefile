@@ -9,6 +9,10 @@ SHELL := /usr/bin/env bash
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X github.com/seedscaler/seedscaler/internal/version.Version=$(VERSION)
+# The tag the chart installs by default (its appVersion), so that the image `make image`
+# writes is the one `helm install` runs without --set image.tag.
+IMAGE_TAG ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' charts/seedscaler/Chart.yaml)
+IMAGE     ?= seedscaler/seedscaler:$(IMAGE_TAG)
 TOOLS    := hack/tools/build.sh
 
 CONTROLLER_GEN = $(shell $(TOOLS) --dir controller-gen)/controller-gen
@@ -72,16 +76,17 @@ verify: generate ## Fail when generated files are stale, or gofmt or go vet comp
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then \
 	  echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags dev ./cmd/...
 
 .PHONY: build
-build: ## Build bin/seedscaler.
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/seedscaler ./cmd/seedscaler
+build: ## Build bin/seedscaler: the parts, plus `local` and `simulate` (the development build).
+	$(GO) build -tags dev -ldflags "$(LDFLAGS)" -o bin/seedscaler ./cmd/seedscaler
 
 .PHONY: image
-image: ## Write the container image as bin/seedscaler-image.tar (no Docker engine needed).
+image: ## Write the image the chart installs as bin/seedscaler-image.tar (no Docker engine needed).
 	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-linux-amd64 ./cmd/seedscaler
 	cd hack/tools/image && $(GO) run . -binary ../../../bin/seedscaler-linux-amd64 \
-	  -tag seedscaler/seedscaler:$(VERSION) -out ../../../bin/seedscaler-image.tar
+	  -tag $(IMAGE) -out ../../../bin/seedscaler-image.tar
 
 # Flags for `make demo`, e.g. `make demo DEMO_FLAGS="--duration=3m --keep"`.
 DEMO_FLAGS ?=

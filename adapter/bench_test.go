@@ -267,7 +267,7 @@ func startLandscapeProcesses(b *testing.B, configYAML string) *landscape {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
 	dir := b.TempDir()
-	bin, err := testenv.BuildSeedscaler(dir)
+	bin, err := testenv.BuildSeedscaler(dir, testenv.Shipped)
 	require.NoError(b, err)
 	admin, err := env.KubeconfigBytes()
 	require.NoError(b, err)

@@ -1,5 +1,9 @@
 // Command seedscaler runs one part of seedscaler per subcommand; every part is its own
 // Deployment of the same image.
+//
+// The image holds the shipped build: the parts and nothing else. Built with the tag `dev`
+// (`make build`), the binary also has `local` and `simulate`, the demo and the simulator,
+// which link the test harness (envtest) and plotting; dev.go registers them.
 package main
 
 import (
@@ -37,15 +41,14 @@ func main() {
 	}
 	root.AddCommand(
 		schedulerCommand(),
-		simulateCommand(),
 		versionCommand(),
 		autoscalerCommand(),
 		seedControllerCommand(),
 		setControllerCommand(),
 		exporterCommand(),
 		adapterCommand(),
-		localCommand(),
 	)
+	root.AddCommand(devCommands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "seedscaler:", err)
 		os.Exit(1)

@@ -24,19 +24,32 @@ func Tool(name string) (string, error) {
 	return path, nil
 }
 
+// Build names a build of cmd/seedscaler: Shipped is what the image holds (the parts),
+// Development adds `local` and `simulate` (the tag `dev`, as `make build` builds it).
+type Build string
+
+const (
+	Shipped     Build = "shipped"
+	Development Build = "dev"
+)
+
 // BuildSeedscaler builds cmd/seedscaler into dir and returns the binary's path: for tests
 // that run the parts as the chart does, each its own process. The go command's build cache
 // makes every build after the first quick.
-func BuildSeedscaler(dir string) (string, error) {
+func BuildSeedscaler(dir string, build Build) (string, error) {
 	root, err := RepositoryRoot()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "seedscaler")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/seedscaler")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building seedscaler: %w\n%s", err, out)
+	args := []string{"build", "-o", bin}
+	if build == Development {
+		args = append(args, "-tags", "dev")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/seedscaler")...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building seedscaler (%s): %w\n%s", build, err, out)
 	}
 	return bin, nil
 }

@@ -263,7 +263,7 @@ func TestHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
 // The chart must never deploy a subcommand that does not exist, or pass a flag it does not
 // know: every container's args are parsed by the real binary (with --help, so nothing runs).
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
-	bin, err := testenv.BuildSeedscaler(t.TempDir())
+	bin, err := testenv.BuildSeedscaler(t.TempDir(), testenv.Shipped)
 	require.NoError(t, err)
 
 	for name, args := range valuesFiles(t) {

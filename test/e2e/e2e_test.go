@@ -66,7 +66,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	if binary, err = testenv.BuildSeedscaler(dir); err != nil {
+	if binary, err = testenv.BuildSeedscaler(dir, testenv.Development); err != nil {
 		return 0, fmt.Errorf("the end-to-end suite: %w", err)
 	}
 	return m.Run(), nil

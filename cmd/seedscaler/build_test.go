@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The test harness and the report's plotting must stay out of the shipped binary: envtest
+// creates a directory under /tmp when its package initializes, which panics every part on
+// the chart's read-only root file system.
+var devOnly = []string{
+	"sigs.k8s.io/controller-runtime/pkg/envtest",
+	"sigs.k8s.io/controller-runtime/pkg/internal/testing/",
+	"github.com/seedscaler/seedscaler/internal/testenv",
+	"github.com/seedscaler/seedscaler/local",
+	"github.com/seedscaler/seedscaler/simulator",
+	"gonum.org/v1/plot",
+}
+
+func linked(t *testing.T, tags ...string) []string {
+	t.Helper()
+	args := []string{"list", "-deps"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.Fields(string(out))
+}
+
+func matching(pkgs []string, prefixes []string) []string {
+	var found []string
+	for _, p := range pkgs {
+		for _, prefix := range prefixes {
+			if p == strings.TrimSuffix(prefix, "/") || strings.HasPrefix(p, strings.TrimSuffix(prefix, "/")+"/") {
+				found = append(found, p)
+			}
+		}
+	}
+	return found
+}
+
+func TestShippedBinaryLinksNoTestHarnessNorPlotting(t *testing.T) {
+	assert.Empty(t, matching(linked(t), devOnly), "the shipped build links development packages")
+}
+
+func TestDevelopmentBuildHasTheDemoAndTheSimulator(t *testing.T) {
+	dev := matching(linked(t, "dev"), devOnly)
+	for _, pkg := range []string{"github.com/seedscaler/seedscaler/local", "github.com/seedscaler/seedscaler/simulator", "sigs.k8s.io/controller-runtime/pkg/envtest"} {
+		assert.Contains(t, dev, pkg)
+	}
+}
