@@ -6,8 +6,10 @@
 #   hack/tools/build.sh <tool>...     build the named tools (default: all)
 #   hack/tools/build.sh --dir         print the cache directory
 #
-# Tools: kube-apiserver etcd prometheus promtool helm controller-gen kubectl, and envtest
-# (a directory with kube-apiserver and etcd side by side, for KUBEBUILDER_ASSETS).
+# Tools: kube-apiserver etcd prometheus promtool helm controller-gen kubectl, envtest (a
+# directory with kube-apiserver and etcd side by side, for KUBEBUILDER_ASSETS), and the
+# node components of the one-node cluster (hack/cluster): kubelet kube-controller-manager
+# kube-scheduler kube-proxy coredns, or all of them with kubectl as `node`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -18,21 +20,28 @@ ETCD_VERSION=3.6.8
 PROMETHEUS_VERSION=3.15.0   # module github.com/prometheus/prometheus v0.315.0
 HELM_VERSION=3.22.0
 CONTROLLER_GEN_VERSION=0.23.0
+COREDNS_VERSION=1.15.0      # hack/tools/coredns: a CoreDNS with the kubernetes plugin only
+NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns)
 
 dir_of() {
   case $1 in
-    kube-apiserver|kubectl) echo "$cache/kube-$KUBE_VERSION" ;;
+    kube-apiserver|kubectl|kubelet|kube-controller-manager|kube-scheduler|kube-proxy) echo "$cache/kube-$KUBE_VERSION" ;;
+    coredns) echo "$cache/coredns-$COREDNS_VERSION" ;;
     etcd) echo "$cache/etcd-$ETCD_VERSION" ;;
     prometheus|promtool) echo "$cache/prometheus-$PROMETHEUS_VERSION" ;;
     helm) echo "$cache/helm-$HELM_VERSION" ;;
     controller-gen) echo "$cache/controller-gen-$CONTROLLER_GEN_VERSION" ;;
     envtest) echo "$cache/envtest-$KUBE_VERSION" ;;
-    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen kubectl envtest)" >&2; return 1 ;;
+    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen envtest ${NODE_TOOLS[*]} node)" >&2; return 1 ;;
   esac
 }
 
 build() {
   local tool=$1 out
+  if [ "$tool" = node ]; then
+    local t; for t in "${NODE_TOOLS[@]}"; do build "$t"; done
+    return 0
+  fi
   out="$(dir_of "$tool")/$tool"
   [ "$tool" = envtest ] && out="$(dir_of envtest)/etcd"
   if [ -x "$out" ]; then return 0; fi
@@ -49,11 +58,13 @@ build() {
       ln -s "$(dir_of etcd)/etcd" "$dir.tmp.$$/etcd"
       mv "$dir.tmp.$$" "$dir"
       return 0 ;;
-    kube-apiserver|kubectl)
+    kube-apiserver|kubectl|kubelet|kube-controller-manager|kube-scheduler|kube-proxy)
       # Without the stamp the binary reports v0.0.0 and helm's kubeVersion checks fail.
       local minor=${KUBE_VERSION#*.}; minor=${minor%%.*}
       local ver="-X k8s.io/component-base/version.gitVersion=v$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
       (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" -o "$tmp" "k8s.io/kubernetes/cmd/$tool") ;;
+    coredns)
+      (cd "$here/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" .) ;;
     etcd)
       (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" go.etcd.io/etcd/server/v3) ;;
     prometheus|promtool)
