@@ -260,6 +260,51 @@ func TestHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
 	}
 }
 
+// An HPA owns its Deployment's replicas: a Deployment that names replicas as well is set
+// back to them by every `helm upgrade`. Whichever part has an HPA, its Deployment has no
+// replicas, and no Deployment has two HPAs; every other Deployment has its replicas.
+func TestAPartWithAnHPALeavesItsReplicasToIt(t *testing.T) {
+	allHPAs := []string{"--set", "adapter.hpa.enabled=true"}
+	for _, part := range []string{"seedController", "setController", "autoscaler"} {
+		allHPAs = append(allHPAs, "--set", part+".replicasMode=object-locks", "--set", part+".leaderElect=false", "--set", part+".hpa.enabled=true")
+	}
+	cases := map[string][]string{
+		"adapter HPA":  {"--set", "adapter.hpa.enabled=true"},
+		"every HPA":    allHPAs,
+		"object locks": {"-f", filepath.Join(chartDir(t), "ci", "object-locks-values.yaml")},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := render(t, args...)
+			scaled := map[string]int{}
+			for _, obj := range objs {
+				if obj.GetKind() != "HorizontalPodAutoscaler" {
+					continue
+				}
+				var hpa autoscalingv2.HorizontalPodAutoscaler
+				require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hpa))
+				require.Equal(t, "Deployment", hpa.Spec.ScaleTargetRef.Kind, hpa.Name)
+				scaled[hpa.Spec.ScaleTargetRef.Name]++
+			}
+			require.NotEmpty(t, scaled, "no HPA rendered")
+			for _, d := range deployments(t, args...) {
+				switch scaled[d.Name] {
+				case 0:
+					assert.NotNil(t, d.Spec.Replicas, "%s has no HPA and no replicas", d.Name)
+				case 1:
+					if !assert.Nil(t, d.Spec.Replicas, "%s has an HPA and replicas too: every upgrade resets the HPA's count", d.Name) {
+						t.Logf("%s: replicas %d", d.Name, *d.Spec.Replicas)
+					}
+				default:
+					assert.Fail(t, "several HPAs scale one Deployment", "%s: %d HPAs", d.Name, scaled[d.Name])
+				}
+				delete(scaled, d.Name)
+			}
+			assert.Empty(t, scaled, "HPAs of Deployments that are not rendered")
+		})
+	}
+}
+
 // The chart must never deploy a subcommand that does not exist, or pass a flag it does not
 // know: every container's args are parsed by the real binary (with --help, so nothing runs).
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {

@@ -40,17 +40,20 @@ seedscaler.component renders one part: ServiceAccount, ClusterRole (rules genera
 part's +kubebuilder:rbac markers into files/rbac/<part>/role.yaml), ClusterRoleBinding, a
 Role for leader election, the Deployment and the metrics Service.
 Arguments (dict): root, name (component, e.g. scheduler), subcommand, values, args (list),
-leaderElect (bool), replicasMode and hpa (optional: parts that can run active-active),
-volumes/volumeMounts (lists, optional), ports (list of {name,port}, optional).
-In object-locks mode leader election is off, every replica works, pods spread over nodes
-and zones, and an HPA may scale the Deployment.
+leaderElect (bool), replicasMode (optional: parts that can run active-active), hpa (the
+part's hpa values, optional), volumes/volumeMounts (lists, optional), ports (list of
+{name,port}, optional).
+In object-locks mode leader election is off, every replica works and pods spread over
+nodes and zones. A part whose HPA is enabled gets it here, and its Deployment names no
+replicas: the HPA owns them, and a Deployment that named them would be set back to them
+by every helm upgrade.
 */}}
 {{- define "seedscaler.component" -}}
 {{- $root := .root -}}
 {{- $v := .values -}}
 {{- $locks := eq (toString .replicasMode) "object-locks" -}}
 {{- $leaderElect := and .leaderElect (not $locks) -}}
-{{- $hpa := and $locks .hpa .hpa.enabled -}}
+{{- $hpa := and .hpa .hpa.enabled -}}
 {{- $fullname := printf "%s-%s" (include "seedscaler.fullname" $root) .name -}}
 {{- $rbac := $root.Files.Get (printf "files/rbac/%s/role.yaml" .name) | fromYaml -}}
 apiVersion: v1
