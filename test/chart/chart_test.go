@@ -247,8 +247,9 @@ func TestHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
 	parts := map[string]string{"adapter": "seedscaler-adapter", "autoscaler": "seedscaler-autoscaler", "seedController": "seedscaler-seed-controller", "setController": "seedscaler-set-controller"}
 	var all, memory []string
 	for part := range parts {
+		all = append(all, "--set", part+".hpa.enabled=true")
 		if part != "adapter" {
-			all = append(all, "--set", part+".replicasMode=object-locks", "--set", part+".leaderElect=false", "--set", part+".hpa.enabled=true")
+			all = append(all, "--set", part+".replicasMode=object-locks", "--set", part+".leaderElect=false")
 		}
 		memory = append(memory, "--set", part+".hpa.targetMemoryUtilizationPercentage=70")
 	}
@@ -257,6 +258,30 @@ func TestHPAsScaleOnCPUUnlessAMemoryTargetIsSet(t *testing.T) {
 	for part, name := range parts {
 		assert.Equal(t, []string{"cpu"}, metrics[name], "%s: %v", part, metrics)
 		assert.Equal(t, []string{"cpu", "memory"}, withMemory[name], "%s: %v", part, withMemory)
+	}
+}
+
+// An HPA needs the resource metrics API (metrics-server); without it, it warns and never
+// scales. So no part has one unless asked: the adapter runs its replicas, kept available by
+// its PodDisruptionBudget.
+func TestNoHPAByDefault(t *testing.T) {
+	objs := render(t)
+	var pdbs []string
+	for _, obj := range objs {
+		assert.NotEqual(t, "HorizontalPodAutoscaler", obj.GetKind(), "HPA %s is rendered by default", obj.GetName())
+		if obj.GetKind() == "PodDisruptionBudget" {
+			pdbs = append(pdbs, obj.GetName())
+		}
+	}
+	assert.Equal(t, []string{"seedscaler-adapter"}, pdbs)
+	for _, d := range deployments(t) {
+		want := int32(1)
+		if d.Name == "seedscaler-adapter" {
+			want = 2
+		}
+		if assert.NotNil(t, d.Spec.Replicas, d.Name) {
+			assert.Equal(t, want, *d.Spec.Replicas, d.Name)
+		}
 	}
 }
 
