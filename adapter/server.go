@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -16,16 +17,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/discovery"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/metrics/legacyregistry"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/cmd/options"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/dynamicmapper"
+	generatedcore "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/core"
+	generatedcustommetrics "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/custommetrics"
+	generatedexternalmetrics "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/externalmetrics"
 
 	"github.com/seedscaler/seedscaler/internal/app"
 )
@@ -188,7 +194,7 @@ func Run(ctx context.Context, o *Options) error {
 
 // newServer builds the generic API server of both metrics APIs around the provider:
 // secure serving, delegated authentication (TokenReview, requestheader) and authorization
-// (SubjectAccessReview) from the options.
+// (SubjectAccessReview) from the options, and OpenAPI v2 and v3.
 func (o *Options) newServer(restConfig *rest.Config, p *Provider) (*apiserver.CustomMetricsAdapterServer, error) {
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
@@ -201,8 +207,28 @@ func (o *Options) newServer(restConfig *rest.Config, p *Provider) (*apiserver.Cu
 	if err := o.Server.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
+	// The kube-apiserver's aggregator downloads every APIService's OpenAPI, and logs a
+	// failure every minute or two while there is none; kubectl explain reads what it
+	// merged. The specs are built once, in PrepareRun (some 15 ms), and serialized on their
+	// first download; the metrics endpoints never read them.
+	namer := openapinamer.NewDefinitionNamer(apiserver.Scheme)
+	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, namer)
+	serverConfig.OpenAPIConfig.Info.Title = "seedscaler-adapter"
+	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, namer)
+	serverConfig.OpenAPIV3Config.Info.Title = "seedscaler-adapter"
 	config := &apiserver.Config{GenericConfig: &serverConfig.Config}
 	return config.Complete(informers).New("seedscaler-adapter", p, p)
+}
+
+// openAPIDefinitions are the schemas of what the adapter serves, as custom-metrics-apiserver
+// generates them: meta and version types, the custom metrics types of v1beta1 and v1beta2,
+// and the external metrics types of v1beta1.
+func openAPIDefinitions(ref openapicommon.ReferenceCallback) map[string]openapicommon.OpenAPIDefinition {
+	definitions := generatedcore.GetOpenAPIDefinitions(ref)
+	for _, generated := range []openapicommon.GetOpenAPIDefinitions{generatedcustommetrics.GetOpenAPIDefinitions, generatedexternalmetrics.GetOpenAPIDefinitions} {
+		maps.Copy(definitions, generated(ref))
+	}
+	return definitions
 }
 
 // prometheusTransport is the transport of the adapter's queries. Each list runs two queries
