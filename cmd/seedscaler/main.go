@@ -47,6 +47,7 @@ func main() {
 		setControllerCommand(),
 		exporterCommand(),
 		adapterCommand(),
+		prepareUninstallCommand(),
 	)
 	root.AddCommand(devCommands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
