@@ -21,9 +21,16 @@ PROMETHEUS     = $(shell $(TOOLS) --dir prometheus)/prometheus
 PROMTOOL       = $(shell $(TOOLS) --dir promtool)/promtool
 ENVTEST_DIR    = $(shell $(TOOLS) --dir envtest)
 
-# What integration tests read to find the real binaries (internal/testenv).
+# What integration tests read to find the real binaries (internal/testenv), and the image
+# the tests on the one-node cluster install.
 TEST_ENV = KUBEBUILDER_ASSETS=$(ENVTEST_DIR) SEEDSCALER_PROMETHEUS=$(PROMETHEUS) \
-           SEEDSCALER_PROMTOOL=$(PROMTOOL) SEEDSCALER_HELM=$(HELM)
+           SEEDSCALER_PROMTOOL=$(PROMTOOL) SEEDSCALER_HELM=$(HELM) \
+           SEEDSCALER_IMAGE=$(CURDIR)/bin/seedscaler-image.tar
+
+# The one-node cluster (hack/cluster): the node runs these Debian packages besides the tool
+# cache's binaries, and keeps its state, data and logs in CLUSTER_DIR.
+NODE_PACKAGES := containerd runc containernetworking-plugins iptables conntrack iproute2
+CLUSTER_DIR   ?= /var/lib/seedscaler-cluster
 
 # Generated files: deepcopy next to the API types; CRDs, RBAC rules, alert rules and
 # dashboards in the chart (Helm reads only files inside the chart).
@@ -42,8 +49,16 @@ help: ## Show the targets.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-z-]+:.*##/ {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: tools
-tools: ## Build every tool binary into the cache (first run only: ~15 min on 2 cores).
-	$(TOOLS) controller-gen helm envtest prometheus promtool
+tools: ## Build every tool binary into the cache (first run only: ~25 min on 2 cores).
+	$(TOOLS) controller-gen helm envtest prometheus promtool node
+
+.PHONY: node-packages
+node-packages: ## Install the Debian packages the one-node cluster runs (containerd, runc, CNI plugins).
+	@missing=$$(for p in $(NODE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "the one-node cluster needs these Debian packages; install them as root:" $$missing; exit 1; fi; \
+	  echo "installing" $$missing; apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; fi
 
 .PHONY: generate
 generate: ## Regenerate deepcopy functions and CRDs from the API types.
@@ -96,8 +111,17 @@ demo: build ## Run the whole stack locally against a simulated day of demand (~6
 	$(TOOLS) envtest prometheus
 	$(TEST_ENV) bin/seedscaler local $(DEMO_FLAGS)
 
+.PHONY: cluster-up
+cluster-up: image node-packages ## Start a one-node cluster with the image imported; prints its kubeconfig last.
+	$(TOOLS) envtest prometheus node
+	$(GO) run ./hack/cluster up --dir $(CLUSTER_DIR) --image bin/seedscaler-image.tar
+
+.PHONY: cluster-down
+cluster-down: ## Stop the one-node cluster and undo everything cluster-up did.
+	$(GO) run ./hack/cluster down --dir $(CLUSTER_DIR)
+
 .PHONY: test
-test: verify tools ## Everything a change must pass: verify, unit and integration tests.
+test: verify tools image node-packages ## Everything a change must pass: verify, unit, integration and node tests.
 	$(TEST_ENV) $(GO) test -count=1 ./...
 
 .PHONY: bench

@@ -189,28 +189,35 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 }
 
 func (st *Stack) applyLandscape(ctx context.Context) error {
+	return ApplyLandscape(ctx, st.Env.Client, st.Root)
+}
+
+// ApplyLandscape creates the demo landscape from the repository at root: the garden
+// namespace, the cloud profile, GCP's region config, the root seed (registered, as a
+// gardenlet reports it), the ManagedSeedSet and its SeedAutoscaler.
+func ApplyLandscape(ctx context.Context, c client.Client, root string) error {
 	var objs []*unstructured.Unstructured
 	for _, f := range landscapeFiles {
-		o, err := manifest.ReadFile(filepath.Join(st.Root, f))
+		o, err := manifest.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			return err
 		}
 		objs = append(objs, o...)
 	}
-	if err := manifest.CreateOrderly(ctx, st.Env.Client, objs); err != nil {
+	if err := manifest.CreateOrderly(ctx, c, objs); err != nil {
 		return err
 	}
 	// The root seed stands for a seed that existed before seedscaler: registered, with a
 	// gardenlet (the simulator renews its heartbeat). Its status is what a gardenlet reports.
 	soil := &gardencorev1beta1.Seed{}
-	if err := st.Env.Client.Get(ctx, client.ObjectKey{Name: rootSeed}, soil); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Name: rootSeed}, soil); err != nil {
 		return err
 	}
 	soil.Status.LastOperation = &gardencorev1beta1.LastOperation{
 		Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
 		Description: "Registered before seedscaler started.",
 	}
-	return st.Env.Client.Status().Update(ctx, soil)
+	return c.Status().Update(ctx, soil)
 }
 
 // part describes one child process: its subcommand and extra flags.
