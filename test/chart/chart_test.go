@@ -7,9 +7,12 @@ package chart
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,9 +20,12 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
@@ -101,6 +107,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"environment variable without a name", []string{"adapter.extraEnv[0].value=100"}, "/adapter/extraEnv/0': missing property 'name'"},
 		{"environment value that is no string", []string{"adapter.extraEnv[0].name=GOGC", "adapter.extraEnv[0].value=100"}, "/adapter/extraEnv/0/value"},
 		{"monitoring switch of the wrong kind", []string{"monitoring.serviceMonitors=maybe"}, "/monitoring/serviceMonitors"},
+		{"uninstall hook timeout that is no duration", []string{"uninstall.hook.timeout=soon"}, "/uninstall/hook/timeout"},
+		{"misspelled uninstall hook key", []string{"uninstall.hook.enable=false"}, "additional properties 'enable' not allowed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,26 +155,62 @@ func deployments(t *testing.T, args ...string) []*appsv1.Deployment {
 	return out
 }
 
-// Every pod meets the restricted Pod Security Standard.
+// workload is a rendered object that runs pods: a Deployment, or the uninstall hook's Job.
+type workload struct {
+	// name is kind/name, e.g. Job/seedscaler-uninstall.
+	name string
+	pod  corev1.PodTemplateSpec
+}
+
+func workloads(t *testing.T, args ...string) []workload {
+	t.Helper()
+	var out []workload
+	for _, obj := range render(t, args...) {
+		switch obj.GetKind() {
+		case "Deployment":
+			d := &appsv1.Deployment{}
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, d))
+			out = append(out, workload{name: "Deployment/" + d.Name, pod: d.Spec.Template})
+		case "Job":
+			j := &batchv1.Job{}
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, j))
+			out = append(out, workload{name: "Job/" + j.Name, pod: j.Spec.Template})
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// Every pod meets the restricted Pod Security Standard, the uninstall hook's Job's too,
+// with the same security contexts; every Deployment's containers have probes.
 func TestEveryPodIsRestricted(t *testing.T) {
 	for name, args := range valuesFiles(t) {
-		for _, d := range deployments(t, args...) {
-			pod := d.Spec.Template.Spec
-			require.NotNil(t, pod.SecurityContext, d.Name)
-			assert.True(t, *pod.SecurityContext.RunAsNonRoot, "%s/%s runAsNonRoot", name, d.Name)
-			require.NotNil(t, pod.SecurityContext.SeccompProfile, d.Name)
-			assert.Equal(t, "RuntimeDefault", string(pod.SecurityContext.SeccompProfile.Type), d.Name)
+		all := workloads(t, args...)
+		var jobs int
+		for _, w := range all {
+			pod := w.pod.Spec
+			require.NotNil(t, pod.SecurityContext, w.name)
+			assert.True(t, *pod.SecurityContext.RunAsNonRoot, "%s/%s runAsNonRoot", name, w.name)
+			require.NotNil(t, pod.SecurityContext.SeccompProfile, w.name)
+			assert.Equal(t, "RuntimeDefault", string(pod.SecurityContext.SeccompProfile.Type), w.name)
+			assert.Equal(t, all[0].pod.Spec.SecurityContext, pod.SecurityContext, "%s/%s", name, w.name)
 			for _, c := range pod.Containers {
 				sc := c.SecurityContext
-				require.NotNil(t, sc, "%s/%s/%s", name, d.Name, c.Name)
-				assert.False(t, *sc.AllowPrivilegeEscalation, "%s/%s", d.Name, c.Name)
-				assert.True(t, *sc.ReadOnlyRootFilesystem, "%s/%s", d.Name, c.Name)
+				require.NotNil(t, sc, "%s/%s/%s", name, w.name, c.Name)
+				assert.False(t, *sc.AllowPrivilegeEscalation, "%s/%s", w.name, c.Name)
+				assert.True(t, *sc.ReadOnlyRootFilesystem, "%s/%s", w.name, c.Name)
 				require.NotNil(t, sc.Capabilities)
-				assert.Equal(t, "ALL", string(sc.Capabilities.Drop[0]), "%s/%s", d.Name, c.Name)
-				assert.NotNil(t, c.LivenessProbe, "%s/%s has no liveness probe", d.Name, c.Name)
-				assert.NotNil(t, c.ReadinessProbe, "%s/%s has no readiness probe", d.Name, c.Name)
+				assert.Equal(t, "ALL", string(sc.Capabilities.Drop[0]), "%s/%s", w.name, c.Name)
+				assert.Equal(t, all[0].pod.Spec.Containers[0].SecurityContext, sc, "%s/%s/%s", name, w.name, c.Name)
+				if strings.HasPrefix(w.name, "Job/") {
+					jobs++
+					continue // runs to completion: nothing to probe
+				}
+				assert.NotNil(t, c.LivenessProbe, "%s/%s has no liveness probe", w.name, c.Name)
+				assert.NotNil(t, c.ReadinessProbe, "%s/%s has no readiness probe", w.name, c.Name)
 			}
 		}
+		assert.Equal(t, 1, jobs, "%s: the uninstall hook's Job was not rendered", name)
 	}
 }
 
@@ -331,23 +375,29 @@ func TestAPartWithAnHPALeavesItsReplicasToIt(t *testing.T) {
 }
 
 // The chart must never deploy a subcommand that does not exist, or pass a flag it does not
-// know: every container's args are parsed by the real binary (with --help, so nothing runs).
+// know: every container's args, the Deployments' and the uninstall hook Job's, are parsed
+// by the real binary (with --help, so nothing runs).
 func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
 	bin, err := testenv.BuildSeedscaler(t.TempDir(), testenv.Shipped)
 	require.NoError(t, err)
 
 	for name, args := range valuesFiles(t) {
-		for _, d := range deployments(t, args...) {
-			for _, c := range d.Spec.Template.Spec.Containers {
-				require.NotEmpty(t, c.Args, "%s/%s has no subcommand", d.Name, c.Name)
+		var jobs int
+		for _, w := range workloads(t, args...) {
+			if strings.HasPrefix(w.name, "Job/") {
+				jobs++
+			}
+			for _, c := range w.pod.Spec.Containers {
+				require.NotEmpty(t, c.Args, "%s/%s has no subcommand", w.name, c.Name)
 				cmd := exec.Command(bin, append(append([]string{}, c.Args...), "--help")...)
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
 				stdout, err := cmd.Output()
-				require.NoError(t, err, "%s: %s runs `seedscaler %s`, which the binary refuses:\n%s", name, d.Name, strings.Join(c.Args, " "), stderr.String())
-				assert.Contains(t, string(stdout), fmt.Sprintf("seedscaler %s", c.Args[0]), "%s: %s: --help of %s", name, d.Name, c.Args[0])
+				require.NoError(t, err, "%s: %s runs `seedscaler %s`, which the binary refuses:\n%s", name, w.name, strings.Join(c.Args, " "), stderr.String())
+				assert.Contains(t, string(stdout), fmt.Sprintf("seedscaler %s", c.Args[0]), "%s: %s: --help of %s", name, w.name, c.Args[0])
 			}
 		}
+		assert.Equal(t, 1, jobs, "%s: the uninstall hook's Job was not checked", name)
 	}
 }
 
@@ -374,4 +424,80 @@ func TestGardenerCoreCRDsAreSwitchable(t *testing.T) {
 	for _, e := range entries {
 		assert.True(t, strings.HasPrefix(e.Name(), "seedmanagement.gardener.cloud_"), "crds/%s cannot be switched off; core CRDs belong in files/core-crds", e.Name())
 	}
+}
+
+// hookObjects are the rendered objects of helm hooks, by kind.
+func hookObjects(t *testing.T, args ...string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	out := map[string]*unstructured.Unstructured{}
+	for _, obj := range render(t, args...) {
+		if _, ok := obj.GetAnnotations()["helm.sh/hook"]; !ok {
+			continue
+		}
+		require.NotContains(t, out, obj.GetKind(), "two hooks of kind %s", obj.GetKind())
+		out[obj.GetKind()] = obj
+	}
+	return out
+}
+
+// Before helm uninstall deletes the parts' RBAC, a pre-delete Job stops the parts and
+// deletes their Leases. Its ServiceAccount, Role and RoleBinding exist before it (lower
+// weights) and go with it; its rights are namespaced and exactly what it does; its args
+// select every Deployment of the release and name the parts that run.
+func TestUninstallHookStopsThePartsWithItsOwnNamespacedRBAC(t *testing.T) {
+	minimal := []string{"-f", filepath.Join(chartDir(t), "ci", "minimal-values.yaml")}
+	hooks := hookObjects(t, minimal...)
+	require.ElementsMatch(t, []string{"ServiceAccount", "Role", "RoleBinding", "Job"}, slices.Collect(maps.Keys(hooks)))
+	weight := map[string]int{}
+	for kind, obj := range hooks {
+		a := obj.GetAnnotations()
+		assert.Equal(t, "pre-delete", a["helm.sh/hook"], kind)
+		assert.Equal(t, "before-hook-creation,hook-succeeded", a["helm.sh/hook-delete-policy"], kind)
+		w, err := strconv.Atoi(a["helm.sh/hook-weight"])
+		require.NoError(t, err, "%s: hook weight", kind)
+		weight[kind] = w
+		assert.Equal(t, "seedscaler-system", obj.GetNamespace(), kind)
+	}
+	assert.Less(t, weight["ServiceAccount"], weight["RoleBinding"])
+	assert.Less(t, weight["Role"], weight["RoleBinding"])
+	assert.Less(t, weight["RoleBinding"], weight["Job"], "the Job would start without its rights")
+
+	role := &rbacv1.Role{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(hooks["Role"].Object, role))
+	assert.Equal(t, []rbacv1.PolicyRule{
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, Verbs: []string{"patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"list", "delete"}},
+	}, role.Rules)
+	binding := &rbacv1.RoleBinding{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(hooks["RoleBinding"].Object, binding))
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name}, binding.RoleRef)
+	job := &batchv1.Job{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(hooks["Job"].Object, job))
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: job.Spec.Template.Spec.ServiceAccountName, Namespace: "seedscaler-system"}}, binding.Subjects)
+	assert.Equal(t, hooks["ServiceAccount"].GetName(), job.Spec.Template.Spec.ServiceAccountName)
+
+	flags := map[string]string{}
+	for _, arg := range job.Spec.Template.Spec.Containers[0].Args[1:] {
+		name, value, _ := strings.Cut(arg, "=")
+		flags[name] = value
+	}
+	selector, err := labels.Parse(flags["--selector"])
+	require.NoError(t, err)
+	var parts []string
+	for _, d := range deployments(t, minimal...) {
+		assert.True(t, selector.Matches(labels.Set(d.Labels)), "the hook does not stop %s: %s", d.Name, selector)
+		parts = append(parts, d.Labels["app.kubernetes.io/component"])
+		// The hook waits for the Deployments' pods, never for its own.
+		podSelector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		require.NoError(t, err)
+		assert.False(t, podSelector.Matches(labels.Set(job.Spec.Template.Labels)), "%s selects the hook's pod", d.Name)
+	}
+	assert.ElementsMatch(t, parts, strings.Split(flags["--parts"], ","), "the hook deletes the Leases of other parts than the release runs")
+	assert.Equal(t, "seedscaler-system", flags["--namespace"])
+	assert.Equal(t, "seedscaler-system", flags["--lease-namespace"], "the parts keep their Leases in the release namespace")
+	assert.Equal(t, "2m", flags["--timeout"])
+
+	assert.Empty(t, hookObjects(t, "--set", "uninstall.hook.enabled=false"))
 }
