@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
@@ -67,7 +69,12 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		r.Clock = clock.RealClock{}
 	}
 	r.failures = map[string]int{}
-	r.pending = newPendingFits()
+	// The ManagedSeedSet informer starts with the manager, so the pending-shoots gauge can
+	// list every set from the first scrape on.
+	if _, err := mgr.GetCache().GetInformer(ctx, &seedmanagementv1alpha1.ManagedSeedSet{}); err != nil {
+		return fmt.Errorf("getting the ManagedSeedSet informer: %w", err)
+	}
+	r.pending = newPendingFits(r.existingSets(mgr))
 	m, err := newMetrics(reg, r.pending)
 	if err != nil {
 		return fmt.Errorf("registering the scheduler's metrics: %w", err)
@@ -125,6 +132,31 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		For(&gardencorev1beta1.Shoot{}, builder.WithPredicates(r.predicate())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: int(r.Config.Workers)}).
 		Complete(r)
+}
+
+// existingSets lists the ManagedSeedSets from the manager's cache for the pending-shoots
+// gauge, once this replica leads (only the leader evaluates pending shoots) and every
+// informer the scheduler decides from has synced.
+func (r *Reconciler) existingSets(mgr manager.Manager) func() ([]types.NamespacedName, bool) {
+	return func() ([]types.NamespacedName, bool) {
+		select {
+		case <-mgr.Elected():
+		default:
+			return nil, false
+		}
+		if r.Synced == nil || !r.Synced() {
+			return nil, false
+		}
+		list := &seedmanagementv1alpha1.ManagedSeedSetList{}
+		if err := mgr.GetCache().List(context.Background(), list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, false
+		}
+		sets := make([]types.NamespacedName, len(list.Items))
+		for i := range list.Items {
+			sets[i] = types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}
+		}
+		return sets, true
+	}
 }
 
 // predicate lets through the shoots of this scheduler that may need a seed, and the

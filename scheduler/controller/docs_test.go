@@ -15,14 +15,14 @@ import (
 // registers, each with its labels.
 func TestDocsListEveryMetric(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	pending := newPendingFits()
+	set := types.NamespacedName{Namespace: "garden", Name: "set"}
+	pending := newPendingFits(func() ([]types.NamespacedName, bool) { return []types.NamespacedName{set}, true })
 	m, err := newMetrics(reg, pending)
 	require.NoError(t, err)
 	// Make every vector and the pending gauge emit a series.
 	m.binds.WithLabelValues("seed-a").Inc()
 	m.latency.Observe(0.01)
-	set := types.NamespacedName{Namespace: "garden", Name: "set"}
-	pending.set("p/shoot", []types.NamespacedName{set}, []types.NamespacedName{set})
+	pending.set("p/shoot", []types.NamespacedName{set})
 
 	emitted := metricsdoc.AssertSection(t, reg, "Scheduler", "seedscaler_scheduler_")
 	assert.Len(t, emitted, 6, "a metric of the scheduler emits no series in this test; extend it")

@@ -165,6 +165,11 @@ func TestSchedulesALandscape(t *testing.T) {
 		Strategy: config.MinimalDistance,
 		Backoff:  &config.Backoff{BaseSeconds: 1, MaxSeconds: 2},
 	})
+	// Nothing is pending yet, and every set says so: a scheduler that just started (or took
+	// over) answers 0 for each set, so that the autoscaler may scale in.
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.NoError(c, testutil.GatherAndCompare(s.registry, strings.NewReader(pendingShoots(0)), "seedscaler_scheduler_pending_shoots"))
+	}, 10*time.Second, 50*time.Millisecond, "before any shoot is pending")
 
 	placements := []struct {
 		shoot *gardencorev1beta1.Shoot

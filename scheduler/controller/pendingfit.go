@@ -113,34 +113,35 @@ func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, i
 }
 
 // pendingFits remembers, per unschedulable shoot, the sets it would fit, and serves
-// seedscaler_scheduler_pending_shoots from that memory (no API calls at scrape time).
+// seedscaler_scheduler_pending_shoots from that memory and the sets in the cache (no API
+// calls at scrape time): a series for every ManagedSeedSet, 0 included, from the moment the
+// scheduler can answer for all of them. A set created later, or a scheduler that restarted
+// or took over, reports 0 for sets nothing waits for, so that the autoscaler can scale in.
 type pendingFits struct {
 	mu      sync.Mutex
 	byShoot map[string][]types.NamespacedName
-	sets    map[types.NamespacedName]struct{}
-	desc    *prometheus.Desc
+	// sets lists the ManagedSeedSets that exist, and false while the scheduler cannot
+	// answer for them: it does not lead, or its caches have not synced. Then no series is
+	// served, rather than a 0 the scheduler has not checked.
+	sets func() ([]types.NamespacedName, bool)
+	desc *prometheus.Desc
 }
 
-func newPendingFits() *pendingFits {
+func newPendingFits(sets func() ([]types.NamespacedName, bool)) *pendingFits {
 	return &pendingFits{
 		byShoot: map[string][]types.NamespacedName{},
-		sets:    map[types.NamespacedName]struct{}{},
+		sets:    sets,
 		desc: prometheus.NewDesc("seedscaler_scheduler_pending_shoots",
 			"Unschedulable shoots that would fit a new replica of the ManagedSeedSet.",
 			[]string{"namespace", "managedseedset"}, nil),
 	}
 }
 
-// set records the sets a pending shoot fits, and the sets that exist now (so that sets
-// with no pending shoot report 0 and deleted sets disappear).
-func (p *pendingFits) set(shootKey string, fits []types.NamespacedName, existing []types.NamespacedName) {
+// set records the sets a pending shoot fits.
+func (p *pendingFits) set(shootKey string, fits []types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.byShoot[shootKey] = fits
-	p.sets = make(map[types.NamespacedName]struct{}, len(existing))
-	for _, s := range existing {
-		p.sets[s] = struct{}{}
-	}
 }
 
 func (p *pendingFits) forget(shootKey string) {
@@ -149,27 +150,34 @@ func (p *pendingFits) forget(shootKey string) {
 	delete(p.byShoot, shootKey)
 }
 
-func (p *pendingFits) counts() map[types.NamespacedName]int {
+// counts returns the pending shoots of every existing set, and false while the scheduler
+// cannot answer.
+func (p *pendingFits) counts() (map[types.NamespacedName]int, bool) {
+	sets, ok := p.sets()
+	if !ok {
+		return nil, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[types.NamespacedName]int, len(p.sets))
-	for s := range p.sets {
+	out := make(map[types.NamespacedName]int, len(sets))
+	for _, s := range sets {
 		out[s] = 0
 	}
 	for _, fits := range p.byShoot {
 		for _, s := range fits {
-			if _, ok := p.sets[s]; ok {
+			if _, ok := out[s]; ok {
 				out[s]++
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 func (p *pendingFits) Describe(ch chan<- *prometheus.Desc) { ch <- p.desc }
 
 func (p *pendingFits) Collect(ch chan<- prometheus.Metric) {
-	for set, n := range p.counts() {
+	counts, _ := p.counts()
+	for set, n := range counts {
 		ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, float64(n), set.Namespace, set.Name)
 	}
 }

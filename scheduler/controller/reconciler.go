@@ -249,16 +249,14 @@ func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.I
 		return nil, fmt.Errorf("listing ManagedSeedSets from the cache: %w", err)
 	}
 	sets := make([]*seedmanagementv1alpha1.ManagedSeedSet, len(list.Items))
-	existing := make([]types.NamespacedName, len(list.Items))
 	for i := range list.Items {
 		sets[i] = &list.Items[i]
-		existing[i] = types.NamespacedName{Namespace: sets[i].Namespace, Name: sets[i].Name}
 	}
 	fits, err := PendingFit(r.Profile, plugins.Strategy{Kind: r.Config.Strategy}, in, sets, int64(r.Config.DefaultSeedCapacity))
 	if err != nil {
 		return nil, err
 	}
-	r.pending.set(key, fits, existing)
+	r.pending.set(key, fits)
 	return fits, nil
 }
 
