@@ -120,6 +120,11 @@ cluster-up: image node-packages ## Start a one-node cluster with the image impor
 cluster-down: ## Stop the one-node cluster and undo everything cluster-up did.
 	$(GO) run ./hack/cluster down --dir $(CLUSTER_DIR)
 
+.PHONY: demo-cluster
+demo-cluster: build image node-packages ## The demo with the parts as the chart's pods on a one-node cluster (root).
+	$(TOOLS) envtest prometheus node
+	$(TEST_ENV) bin/seedscaler local --cluster --image bin/seedscaler-image.tar $(DEMO_FLAGS)
+
 .PHONY: test
 test: verify tools image node-packages ## Everything a change must pass: verify, unit, integration and node tests.
 	$(TEST_ENV) $(GO) test -count=1 ./...

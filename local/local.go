@@ -33,6 +33,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
 	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/cluster"
 )
 
 // Options configure a local run.
@@ -54,6 +55,10 @@ type Options struct {
 	// Out receives the live view; Interactive redraws it in place (a terminal).
 	Out         io.Writer
 	Interactive bool
+	// Cluster runs the parts as the Helm chart's pods on a one-node cluster started on this
+	// machine (root), installed from the image tarball Image, instead of as processes.
+	Cluster bool
+	Image   string
 }
 
 // The demo landscape: the namespace, the cloud profile, a region config, the root seed,
@@ -85,11 +90,19 @@ type Stack struct {
 	binary     string
 	// adapterMetrics is the adapter's own metrics address, a Prometheus target.
 	adapterMetrics string
+	// prometheusURL is where this machine reaches Prometheus.
+	prometheusURL string
+	// node is the one-node cluster the chart runs on, with --cluster.
+	node *cluster.Cluster
 }
 
 // Run runs the stack for opts.Duration, then writes the report.
 func Run(ctx context.Context, log logr.Logger, opts Options) error {
-	st, err := Start(ctx, log, opts)
+	start := Start
+	if opts.Cluster {
+		start = StartOnCluster
+	}
+	st, err := start(ctx, log, opts)
 	if err != nil {
 		return err
 	}
@@ -97,7 +110,7 @@ func Run(ctx context.Context, log logr.Logger, opts Options) error {
 	if err := st.StartSimulator(opts); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.Prometheus.URL, filepath.Join(st.WorkDir, "logs"))
+	fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.prometheusURL, filepath.Join(st.WorkDir, "logs"))
 
 	samples, events, waits, err := st.watch(ctx, opts)
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -181,6 +194,7 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	}); err != nil {
 		return st, err
 	}
+	st.prometheusURL = st.Prometheus.URL
 	log.Info("Starting the adapter and registering it as the metrics APIService")
 	if err := st.startAdapter(ctx); err != nil {
 		return st, err
@@ -348,7 +362,11 @@ func (st *Stack) Stop() {
 	if st.Prometheus != nil {
 		_ = st.Prometheus.Stop()
 	}
-	if st.Env != nil {
+	if st.node != nil {
+		if err := cluster.Down(st.node.Dir, nil); err != nil {
+			st.log.Error(err, "Tearing down the cluster")
+		}
+	} else if st.Env != nil {
 		_ = st.Env.Stop()
 	}
 }

@@ -23,7 +23,12 @@ func localCommand() *cobra.Command {
 loopback, installs the CRDs and a demo landscape (examples/demo), runs every part as the
 subcommand the Helm chart deploys, and the simulator with a demand profile. It shows a live
 view and, at the end or on Ctrl-C, writes a report: timeline.csv, plot.png, summary.md.
-Run it from a checkout of the repository; ` + "`make demo`" + ` builds what it needs and runs it.`,
+Run it from a checkout of the repository; ` + "`make demo`" + ` builds what it needs and runs it.
+
+With --cluster (as root; ` + "`make demo-cluster`" + `), the parts run as the Helm chart's pods instead: it
+starts a one-node Kubernetes cluster on this machine (kubelet, containerd, kube-proxy, CoreDNS),
+imports the image --image, installs the chart into a namespace enforcing restricted Pod
+Security, runs Prometheus in a pod, and tears the cluster down at the end.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Duration <= 0 {
@@ -49,5 +54,7 @@ Run it from a checkout of the repository; ` + "`make demo`" + ` builds what it n
 	f.BoolVar(&opts.Keep, "keep", false, "Leave the landscape running after the run, until Ctrl-C.")
 	f.StringVar(&opts.ReportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.DurationVar(&opts.Interval, "interval", 2*time.Second, "Interval of the live view's samples.")
+	f.BoolVar(&opts.Cluster, "cluster", false, "Run the parts as the Helm chart's pods on a one-node cluster started on this machine (needs root).")
+	f.StringVar(&opts.Image, "image", "bin/seedscaler-image.tar", "With --cluster: the image tarball to install the chart from (`make image`).")
 	return cmd
 }

@@ -187,14 +187,21 @@ func TestChartOnARealNode(t *testing.T) {
 	t.Run("the custom metrics API answers through the aggregator from the adapter's pod", func(t *testing.T) {
 		path := "/apis/custom.metrics.k8s.io/v1beta2/seeds.core.gardener.cloud/*/garden_seed_usage?metricLabelSelector=" +
 			url.QueryEscape("resource=shoots")
-		var raw []byte
-		waitFor("seeds' usage from the custom metrics API", time.Minute, func() (bool, string) {
-			raw, err = exec.CommandContext(ctx, node.Tool("kubectl"), "--kubeconfig", node.Kubeconfig, "get", "--raw", path).CombinedOutput()
-			return err == nil && strings.Contains(string(raw), `"describedObject"`), string(raw)
+		// Every seed that hosts a shoot has its usage there once Prometheus has scraped it.
+		hosting := hostingSeeds(ctx, t, c)
+		require.NotEmpty(t, hosting)
+		waitFor("every hosting seed's usage from the custom metrics API", time.Minute, func() (bool, string) {
+			raw, err := exec.CommandContext(ctx, node.Tool("kubectl"), "--kubeconfig", node.Kubeconfig, "get", "--raw", path).CombinedOutput()
+			if err != nil {
+				return false, fmt.Sprintf("%v: %s", err, raw)
+			}
+			for _, seed := range hosting {
+				if !strings.Contains(string(raw), fmt.Sprintf(`"name":%q`, seed)) {
+					return false, fmt.Sprintf("no usage of seed %s in %s", seed, raw)
+				}
+			}
+			return true, ""
 		})
-		for _, seed := range readySeeds(ctx, t, c) {
-			assert.Contains(t, string(raw), fmt.Sprintf(`"name":%q`, seed), "the custom metrics API has no usage for seed %s", seed)
-		}
 	})
 
 	t.Run("Prometheus in a pod scrapes every part through its Service and loads the chart's rules", func(t *testing.T) {
@@ -248,10 +255,22 @@ func TestChartOnARealNode(t *testing.T) {
 	require.NoError(t, c.DeleteAllOf(ctx, &gardencorev1beta1.Shoot{}, client.InNamespace(tenants)))
 	waitFor("the set to shrink back to 1 seed", 5*time.Minute, func() (bool, string) {
 		s := set()
+		sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+		require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: garden, Name: setName}, sa))
 		return ptr.Deref(s.Spec.Replicas, 1) == 1 && s.Status.Replicas == 1,
-			fmt.Sprintf("spec %d, status %d", ptr.Deref(s.Spec.Replicas, 1), s.Status.Replicas)
+			fmt.Sprintf("spec %d, status %d; the SeedAutoscaler's conditions: %+v", ptr.Deref(s.Spec.Replicas, 1), s.Status.Replicas, sa.Status.Conditions)
 	})
 	assertNoForbidden(ctx, t, cs)
+
+	// The aggregator downloads the adapter's OpenAPI instead of logging a failure for each
+	// metrics APIService every minute or two.
+	apiserverLog, err := os.ReadFile(filepath.Join(node.Dir, "logs", "kube-apiserver.log"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(apiserverLog), "\n") {
+		if strings.Contains(line, "metrics.k8s.io") && strings.Contains(strings.ToLower(line), "openapi") {
+			assert.Fail(t, "the kube-apiserver failed to get the adapter's OpenAPI", "%s", line)
+		}
+	}
 
 	// Uninstall leaves nothing of the release behind but the CRDs (and the users' objects).
 	out, err = node.Helm(ctx, helm, "uninstall", release, "--namespace", namespace, "--wait", "--timeout", "3m")
@@ -287,12 +306,17 @@ func unbound(ctx context.Context, t *testing.T, c client.Client) int {
 	return n
 }
 
-func readySeeds(ctx context.Context, t *testing.T, c client.Client) []string {
-	var seeds gardencorev1beta1.SeedList
-	require.NoError(t, c.List(ctx, &seeds, client.MatchingLabels{"seedscaler.io/set": setName}))
+// hostingSeeds names the seeds tenant shoots are bound to.
+func hostingSeeds(ctx context.Context, t *testing.T, c client.Client) []string {
+	var shoots gardencorev1beta1.ShootList
+	require.NoError(t, c.List(ctx, &shoots, client.InNamespace(tenants)))
+	seen := map[string]bool{}
 	var names []string
-	for _, s := range seeds.Items {
-		names = append(names, s.Name)
+	for _, s := range shoots.Items {
+		if s.Spec.SeedName != nil && !seen[*s.Spec.SeedName] {
+			seen[*s.Spec.SeedName] = true
+			names = append(names, *s.Spec.SeedName)
+		}
 	}
 	return names
 }

@@ -79,24 +79,25 @@ func (c *Cluster) setUpNetwork() error {
 	return c.insertGuards()
 }
 
-// insertGuards keeps the cluster's traffic on this machine: nothing addressed to a pod or
-// a Service leaves through the external interface, no pod's packet is forwarded out of it,
-// and nothing from outside reaches the cluster's ports. The machine's own traffic (its name
-// server included) is untouched.
+// insertGuards keeps the cluster's traffic on this machine: nothing addressed to or coming
+// from a pod, or addressed to a Service, leaves through the external interface, and nothing
+// from outside reaches the cluster's ports. The checks on leaving sit in mangle/POSTROUTING,
+// after every routing decision: a packet to a Service is first routed by the default route,
+// and only after kube-proxy's DNAT rerouted to the bridge. The machine's own traffic (its
+// name server included) is untouched.
 func (c *Cluster) insertGuards() error {
 	ext, err := externalInterface()
 	if err != nil {
 		return err
 	}
 	guards := [][]string{
-		{"OUTPUT", "-o", ext, "-d", PodCIDR, "-j", "DROP"},
-		{"OUTPUT", "-o", ext, "-d", ServiceCIDR, "-j", "DROP"},
-		{"FORWARD", "-i", Bridge, "-o", ext, "-j", "DROP"},
-		{"FORWARD", "-o", ext, "-d", ServiceCIDR, "-j", "DROP"},
-		{"INPUT", "-i", ext, "-p", "tcp", "-m", "multiport", "--dports", "6443,10248:10259,12379,12380", "-j", "DROP"},
+		{"mangle", "POSTROUTING", "-o", ext, "-d", PodCIDR, "-j", "DROP"},
+		{"mangle", "POSTROUTING", "-o", ext, "-s", PodCIDR, "-j", "DROP"},
+		{"mangle", "POSTROUTING", "-o", ext, "-d", ServiceCIDR, "-j", "DROP"},
+		{"filter", "INPUT", "-i", ext, "-p", "tcp", "-m", "multiport", "--dports", "6443,10248:10259,12379,12380", "-j", "DROP"},
 	}
 	for _, g := range guards {
-		args := append([]string{"-w", "-I", g[0], "1"}, append(g[1:], "-m", "comment", "--comment", guardComment)...)
+		args := append([]string{"-w", "-t", g[0], "-I", g[1], "1"}, append(g[2:], "-m", "comment", "--comment", guardComment)...)
 		if _, err := run("iptables", args...); err != nil {
 			return err
 		}
@@ -181,7 +182,7 @@ func tearDownNetwork(st *state, report func(string, error)) {
 	}
 	for i := len(st.Guards) - 1; i >= 0; i-- {
 		g := st.Guards[i]
-		args := append([]string{"-w", "-D", g[0]}, append(g[1:], "-m", "comment", "--comment", guardComment)...)
+		args := append([]string{"-w", "-t", g[0], "-D", g[1]}, append(g[2:], "-m", "comment", "--comment", guardComment)...)
 		if _, err := run("iptables", args...); err != nil && !strings.Contains(err.Error(), "does a matching rule exist") &&
 			!strings.Contains(err.Error(), "Bad rule") {
 			report("removing a guard", err)

@@ -18,6 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seedscaler/seedscaler/internal/aggregation"
 )
 
 // Helm runs the helm binary against the cluster and returns its combined output.
@@ -100,8 +103,10 @@ scrape_configs:
 			_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: PrometheusService}}, metav1.CreateOptions{})
 			return err
 		},
+		// Cluster-wide discovery, as kube-prometheus-stack's Prometheus has: nothing of
+		// Prometheus' lives in the namespace it scrapes.
 		func() error {
-			_, err := cs.RbacV1().Roles(opts.ScrapeNamespace).Create(ctx, &rbacv1.Role{
+			_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
 				ObjectMeta: metav1.ObjectMeta{Name: "prometheus-" + ns},
 				Rules: []rbacv1.PolicyRule{
 					{APIGroups: []string{""}, Resources: []string{"services", "endpoints", "pods"}, Verbs: []string{"get", "list", "watch"}},
@@ -111,9 +116,9 @@ scrape_configs:
 			return err
 		},
 		func() error {
-			_, err := cs.RbacV1().RoleBindings(opts.ScrapeNamespace).Create(ctx, &rbacv1.RoleBinding{
+			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: "prometheus-" + ns},
-				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "prometheus-" + ns},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "prometheus-" + ns},
 				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: PrometheusService, Namespace: ns}},
 			}, metav1.CreateOptions{})
 			return err
@@ -309,4 +314,51 @@ func containerState(st corev1.ContainerStatus) string {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// ChartOptions say how to install the chart.
+type ChartOptions struct {
+	// Helm is the helm binary.
+	Helm string
+	// Chart is the chart's directory.
+	Chart string
+	// Release and Namespace of the install; the namespace enforces restricted Pod Security.
+	Release, Namespace string
+	// Values are helm --set arguments, name=value.
+	Values []string
+}
+
+// InstallChart installs the chart as a user would, with `helm install --wait`, and waits
+// until every Deployment of the release is Available and the metrics APIServices the
+// adapter serves are Available (helm does not wait for those).
+func (c *Cluster) InstallChart(ctx context.Context, opts ChartOptions) error {
+	cs, err := c.Clientset()
+	if err != nil {
+		return err
+	}
+	if err := RestrictedNamespace(ctx, cs, opts.Namespace); err != nil {
+		return err
+	}
+	args := []string{"install", opts.Release, opts.Chart, "--namespace", opts.Namespace, "--wait", "--timeout", "3m"}
+	for _, v := range opts.Values {
+		args = append(args, "--set", v)
+	}
+	if out, err := c.Helm(ctx, opts.Helm, args...); err != nil {
+		return fmt.Errorf("%w\n%s\n%s", err, out, c.Diagnose(ctx, opts.Namespace))
+	}
+	if err := c.WaitDeployments(ctx, opts.Namespace, "app.kubernetes.io/instance="+opts.Release, 2*time.Minute); err != nil {
+		return err
+	}
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return err
+	}
+	cl, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	if err := aggregation.WaitAvailable(ctx, cl, 2*time.Minute); err != nil {
+		return fmt.Errorf("%w\n%s", err, c.Diagnose(ctx, opts.Namespace))
+	}
+	return nil
 }

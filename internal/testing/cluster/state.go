@@ -25,7 +25,7 @@ type state struct {
 	Sysctls map[string]string `json:"sysctls,omitempty"`
 	// Bridge is true once Up created the node's bridge.
 	Bridge bool `json:"bridge,omitempty"`
-	// Guards are the iptables rules Up inserted, each as its iptables arguments after -I/-D.
+	// Guards are the iptables rules Up inserted: table, chain, then the rule's arguments.
 	Guards [][]string `json:"guards,omitempty"`
 	// ChainsBefore lists, per iptables table, the chains that existed before Up: Down removes
 	// only the KUBE-* and CNI-* chains that were not there.

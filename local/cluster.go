@@ -1,0 +1,104 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seedscaler/seedscaler/internal/process"
+	"github.com/seedscaler/seedscaler/internal/scheme"
+	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+)
+
+// Where the chart and the in-cluster Prometheus run with --cluster.
+const (
+	clusterRelease    = "seedscaler"
+	clusterNamespace  = "seedscaler-system"
+	clusterMonitoring = "monitoring"
+)
+
+// ChartValues are what the demo sets besides the chart's defaults: the in-cluster
+// Prometheus, and the timings the loopback demo gives the parts, so that a compressed day
+// shows the same behaviour.
+func ChartValues(prometheusNamespace string) []string {
+	return []string{
+		fmt.Sprintf("adapter.prometheusURL=http://%s.%s.svc:9090", cluster.PrometheusService, prometheusNamespace),
+		"seedController.extraArgs={--heartbeat-grace-period=20s}",
+		"autoscaler.extraArgs={--sync-period=5s}",
+	}
+}
+
+// StartOnCluster brings up a one-node cluster on this machine, installs the chart from
+// opts.Image into a namespace enforcing restricted Pod Security, runs Prometheus in a pod
+// scraping the parts through their Services, and applies the landscape. The simulator runs
+// on this machine, outside the cluster, as gardenlets and tenants would.
+func StartOnCluster(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
+	root, err := testenv.RepositoryRoot()
+	if err != nil {
+		return nil, fmt.Errorf("seedscaler local --cluster runs from a checkout of the repository (it installs charts/seedscaler): %w", err)
+	}
+	if opts.Image == "" {
+		return nil, fmt.Errorf("--cluster needs --image, the image tarball `make image` writes (bin/seedscaler-image.tar)")
+	}
+	helm, err := testenv.Tool("helm")
+	if err != nil {
+		return nil, err
+	}
+	binary := opts.Binary
+	if binary == "" {
+		if binary, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	workDir, err := os.MkdirTemp("", "seedscaler-local-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(workDir, "logs"), 0o755); err != nil {
+		return nil, err
+	}
+	st = &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}
+	defer func() {
+		if err != nil {
+			st.Stop()
+		}
+	}()
+
+	log.Info("Starting a one-node cluster", "dir", cluster.DefaultDir)
+	if st.node, err = cluster.Up(ctx, cluster.Options{Repo: root, Images: []string{opts.Image}, Log: os.Stderr}); err != nil {
+		return st, err
+	}
+	st.Kubeconfig = st.node.Kubeconfig
+	cfg, err := st.node.RESTConfig()
+	if err != nil {
+		return st, err
+	}
+	sch := scheme.New()
+	c, err := client.New(cfg, client.Options{Scheme: sch})
+	if err != nil {
+		return st, err
+	}
+	st.Env = &testenv.Environment{Config: cfg, Client: c, Scheme: sch}
+
+	log.Info("Installing the chart", "namespace", clusterNamespace)
+	if err := st.node.InstallChart(ctx, cluster.ChartOptions{
+		Helm: helm, Chart: filepath.Join(root, "charts", "seedscaler"), Release: clusterRelease, Namespace: clusterNamespace,
+		Values: ChartValues(clusterMonitoring),
+	}); err != nil {
+		return st, err
+	}
+	log.Info("Starting Prometheus in a pod")
+	if _, st.prometheusURL, err = st.node.InstallPrometheus(ctx, cluster.PrometheusOptions{
+		Namespace: clusterMonitoring, ScrapeNamespace: clusterNamespace, RulesConfigMap: clusterRelease + "-alerts",
+		ScrapeInterval: 2 * time.Second,
+	}); err != nil {
+		return st, err
+	}
+	return st, ApplyLandscape(ctx, c, root)
+}
