@@ -41,7 +41,7 @@ RBAC_PARTS := scheduler=./scheduler/... \
               seed-controller=./seedmanagement/managedseed/...,./seedmanagement/seed/...,./internal/objectlock/... \
               set-controller=./seedmanagement/managedseedset/...,./internal/objectlock/... \
               exporter=./exporter/... \
-              adapter=./adapter/... \
+              adapter=./adapter/rbac/... \
               autoscaler=./autoscaler/...,./internal/objectlock/...
 
 .PHONY: help

@@ -36,12 +36,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/app"
 )
 
-// The adapter lists the objects its rules describe from a metadata cache, to resolve the
-// label selectors of list requests. Authentication and authorization are delegated to the
-// kube-apiserver; the chart binds system:auth-delegator and the
-// extension-apiserver-authentication-reader Role for that.
-// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets,verbs=get;list;watch
+// The adapter's RBAC markers are in adapter/rbac (see there why).
 
 // Options are the adapter's flags.
 type Options struct {
