@@ -207,7 +207,7 @@ func TestChartOnARealNode(t *testing.T) {
 	t.Run("Prometheus in a pod scrapes every part through its Service and loads the chart's rules", func(t *testing.T) {
 		parts := []string{"scheduler", "seed-controller", "set-controller", "exporter", "adapter", "autoscaler"}
 		waitFor("every part's target up", time.Minute, func() (bool, string) {
-			res, _, _, err := prom.Query(ctx, `up{job=~"`+release+`-.*-metrics"}`, time.Now())
+			res, _, _, err := prom.Query(ctx, `up{job=~"seedscaler-.+"}`, time.Now())
 			if err != nil {
 				return false, err.Error()
 			}
@@ -216,7 +216,7 @@ func TestChartOnARealNode(t *testing.T) {
 				up[string(s.Metric["job"])] = up[string(s.Metric["job"])] || s.Value == 1
 			}
 			for _, p := range parts {
-				if !up[release+"-"+p+"-metrics"] {
+				if !up["seedscaler-"+p] {
 					return false, fmt.Sprintf("%s not up: %v", p, res)
 				}
 			}

@@ -312,6 +312,13 @@ spec:
   endpoints:
     - port: metrics
       interval: 15s
+      # The part's own labels win over the operator's target labels: the exporter's and the
+      # scheduler's `namespace` is a shoot's or a ManagedSeedSet's, not the release's.
+      honorLabels: true
+      relabelings:
+        # The job is the part, whatever the release is called: alerts match it exactly.
+        - targetLabel: job
+          replacement: seedscaler-{{ .name }}
 {{- end }}
 {{- end -}}
 

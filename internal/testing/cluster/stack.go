@@ -93,8 +93,10 @@ scrape_configs:
       - source_labels: [__meta_kubernetes_service_label_app_kubernetes_io_name, __meta_kubernetes_endpoint_port_name]
         regex: seedscaler;metrics
         action: keep
-      - source_labels: [__meta_kubernetes_service_name]
+      # As the chart's ServiceMonitors name it: seedscaler-<part>.
+      - source_labels: [__meta_kubernetes_service_label_app_kubernetes_io_component]
         target_label: job
+        replacement: seedscaler-$1
       - source_labels: [__meta_kubernetes_pod_name]
         target_label: pod
 `, interval, opts.ScrapeNamespace)
