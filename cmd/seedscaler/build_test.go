@@ -48,6 +48,13 @@ func TestShippedBinaryLinksNoTestHarnessNorPlotting(t *testing.T) {
 	assert.Empty(t, matching(linked(t), devOnly), "the shipped build links development packages")
 }
 
+// The image holds the binary and nothing else, no CA bundle: the shipped build carries
+// Mozilla's roots, which Go uses only where the system has none, so that the adapter
+// verifies a Prometheus, Thanos Querier or Mimir whose certificate a public CA signed.
+func TestShippedBinaryCarriesCARoots(t *testing.T) {
+	assert.NotEmpty(t, matching(linked(t), []string{"golang.org/x/crypto/x509roots/fallback"}), "the shipped build has no CA roots of its own")
+}
+
 func TestDevelopmentBuildHasTheDemoAndTheSimulator(t *testing.T) {
 	dev := matching(linked(t, "dev"), devOnly)
 	for _, pkg := range []string{"github.com/seedscaler/seedscaler/local", "github.com/seedscaler/seedscaler/simulator", "sigs.k8s.io/controller-runtime/pkg/envtest"} {
