@@ -53,7 +53,7 @@ func metricKey(m seedmanagementv1alpha1.MetricSpec) string {
 	if m.Resource == nil {
 		return string(m.Type)
 	}
-	return "resource/" + m.Resource.Name
+	return "resource/" + string(m.Resource.Name)
 }
 
 // resourcesOf lists the resources to fetch: every metric's, and shoots, which pending
@@ -62,9 +62,9 @@ func resourcesOf(sa *seedmanagementv1alpha1.SeedAutoscaler) []string {
 	seen := map[string]bool{gardencorev1beta1.ResourceShoots: true}
 	out := []string{gardencorev1beta1.ResourceShoots}
 	for _, m := range sa.Spec.Metrics {
-		if m.Resource != nil && !seen[m.Resource.Name] {
-			seen[m.Resource.Name] = true
-			out = append(out, m.Resource.Name)
+		if m.Resource != nil && !seen[string(m.Resource.Name)] {
+			seen[string(m.Resource.Name)] = true
+			out = append(out, string(m.Resource.Name))
 		}
 	}
 	return out
@@ -213,19 +213,20 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 		if m.Resource == nil {
 			continue
 		}
+		res := string(m.Resource.Name)
 		metric := recommend.Metric{
-			Key: metricKey(m), Resource: m.Resource.Name, Target: target(m.Resource.Target),
-			FetchError: obs.usageErrors[m.Resource.Name],
+			Key: metricKey(m), Resource: res, Target: target(m.Resource.Target),
+			FetchError: obs.usageErrors[res],
 		}
 		if metric.FetchError == "" {
-			metric.Seeds = seedSamples(obs, m.Resource.Name, now, maxAge)
+			metric.Seeds = seedSamples(obs, res, now, maxAge)
 		}
 		if m.Fallback != nil {
 			metric.Fallback = &recommend.Fallback{
 				FailureDuration: time.Duration(m.Fallback.FailureDurationSeconds) * time.Second, Replicas: m.Fallback.Replicas,
 			}
 		}
-		if m.Resource.Name == gardencorev1beta1.ResourceShoots {
+		if res == gardencorev1beta1.ResourceShoots {
 			shootsTarget = metric.Target
 		}
 		in.Metrics = append(in.Metrics, metric)

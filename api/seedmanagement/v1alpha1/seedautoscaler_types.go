@@ -120,13 +120,20 @@ type MetricSpec struct {
 	Fallback *MetricFallback `json:"fallback,omitempty"`
 }
 
+// SeedResourceName is a seed resource an autoscaler can scale on: one the exporter
+// publishes usage for (garden_seed_usage), which today is shoots only. Any other name would
+// leave the metric unavailable for good, so the apiserver rejects it.
+// +kubebuilder:validation:Enum=shoots
+type SeedResourceName string
+
+// ShootsResource is the number of shoots on a seed.
+const ShootsResource SeedResourceName = "shoots"
+
 // ResourceMetricSource is a seed resource and its target.
 type ResourceMetricSource struct {
-	// name of the resource, for example shoots.
+	// name of the resource; shoots, the one resource whose usage the exporter publishes.
 	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
-	Name string `json:"name"`
+	Name SeedResourceName `json:"name"`
 	// target value of the resource.
 	// +required
 	Target MetricTarget `json:"target"`
