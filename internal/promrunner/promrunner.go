@@ -1,22 +1,26 @@
 // Package promrunner runs a real Prometheus server as a child process on loopback, with a
-// generated scrape configuration: for integration tests of the metrics path, the e2e
-// suite and `seedscaler local`.
+// generated scrape configuration and, optionally, TLS and basic auth on its own HTTP
+// server: for integration tests of the metrics path, the e2e suite and `seedscaler local`.
 package promrunner
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
 	"sigs.k8s.io/yaml"
 )
 
@@ -44,14 +48,32 @@ type Options struct {
 	RuleFiles []string
 	// Output receives Prometheus' log; discarded when nil.
 	Output io.Writer
+	// Web secures Prometheus' own HTTP server; plain HTTP without authentication when nil.
+	Web *Web
 }
+
+// Web is the security of Prometheus' HTTP server, written as its web configuration file
+// (--web.config.file), which Prometheus reads again on every request and TLS handshake:
+// SetWeb changes it without a restart.
+type Web struct {
+	// CertPEM and KeyPEM are the serving certificate and its key: Prometheus serves HTTPS
+	// when they are set.
+	CertPEM, KeyPEM []byte
+	// Users are the basic auth users and their passwords; Prometheus is given bcrypt
+	// hashes. Empty: no authentication.
+	Users map[string]string
+}
+
+func (w *Web) tls() bool { return w != nil && len(w.CertPEM) > 0 }
 
 // Prometheus is a running Prometheus server.
 type Prometheus struct {
-	// URL is the server's base URL, e.g. http://127.0.0.1:41234.
+	// URL is the server's base URL, e.g. http://127.0.0.1:41234 (https with Options.Web's
+	// certificate).
 	URL string
 
 	opts    Options
+	http    *http.Client
 	cmd     *exec.Cmd
 	done    chan struct{}
 	tempDir bool
@@ -66,6 +88,7 @@ func Start(ctx context.Context, opts Options) (*Prometheus, error) {
 		opts.ScrapeInterval = time.Second
 	}
 	p := &Prometheus{opts: opts, done: make(chan struct{})}
+	p.http = p.newClient()
 	if p.opts.Dir == "" {
 		dir, err := os.MkdirTemp("", "seedscaler-prometheus-")
 		if err != nil {
@@ -83,7 +106,13 @@ func Start(ctx context.Context, opts Options) (*Prometheus, error) {
 		p.opts.ListenAddress = addr
 	}
 	p.URL = "http://" + p.opts.ListenAddress
+	if p.opts.Web.tls() {
+		p.URL = "https://" + p.opts.ListenAddress
+	}
 	if err := p.writeConfig(); err != nil {
+		return nil, err
+	}
+	if err := p.writeWebConfig(); err != nil {
 		return nil, err
 	}
 	if err := p.start(); err != nil {
@@ -124,14 +153,99 @@ func (p *Prometheus) writeConfig() error {
 	return os.WriteFile(filepath.Join(p.opts.Dir, "prometheus.yml"), data, 0o600)
 }
 
+// WebConfig renders Prometheus' web configuration for web, with the serving certificate
+// and key read from web-tls.crt and web-tls.key beside it.
+func WebConfig(web Web) ([]byte, error) {
+	cfg := map[string]any{}
+	if web.tls() {
+		cfg["tls_server_config"] = map[string]any{"cert_file": "web-tls.crt", "key_file": "web-tls.key"}
+	}
+	if len(web.Users) > 0 {
+		users := map[string]string{}
+		for name, password := range web.Users {
+			// The lowest cost: Prometheus checks a password at every request it has not
+			// cached, and these are test passwords.
+			hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+			if err != nil {
+				return nil, fmt.Errorf("hashing the password of %s: %w", name, err)
+			}
+			users[name] = string(hash)
+		}
+		cfg["basic_auth_users"] = users
+	}
+	return yaml.Marshal(cfg)
+}
+
+func (p *Prometheus) webConfigPath() string { return filepath.Join(p.opts.Dir, "web.yml") }
+
+// writeWebConfig writes the web configuration and its certificate, each replaced in one
+// rename: Prometheus may read them at any request.
+func (p *Prometheus) writeWebConfig() error {
+	if p.opts.Web == nil {
+		return nil
+	}
+	data, err := WebConfig(*p.opts.Web)
+	if err != nil {
+		return err
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{{"web-tls.crt", p.opts.Web.CertPEM}, {"web-tls.key", p.opts.Web.KeyPEM}, {"web.yml", data}}
+	for _, f := range files {
+		path := filepath.Join(p.opts.Dir, f.name)
+		if err := os.WriteFile(path+".new", f.data, 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(path+".new", path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetWeb replaces the web configuration: Prometheus reads it again at its next request
+// or TLS handshake, without a restart. The scheme of URL stays as started.
+func (p *Prometheus) SetWeb(web Web) error {
+	if p.opts.Web == nil || web.tls() != p.opts.Web.tls() {
+		return errors.New("promrunner: SetWeb cannot add or remove TLS, nor secure a Prometheus started without Options.Web")
+	}
+	p.opts.Web = &web
+	return p.writeWebConfig()
+}
+
+// newClient is the runner's own HTTP client, for readiness and reloads: it authenticates
+// as one of the current web users, and trusts whatever certificate its own child serves
+// on loopback.
+func (p *Prometheus) newClient() *http.Client {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // our own child process on loopback
+	return &http.Client{Timeout: 10 * time.Second, Transport: roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		if web := p.opts.Web; web != nil && len(web.Users) > 0 {
+			user := slices.Sorted(maps.Keys(web.Users))[0]
+			req = req.Clone(req.Context())
+			req.SetBasicAuth(user, web.Users[user])
+		}
+		return transport.RoundTrip(req)
+	})}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
 func (p *Prometheus) start() error {
-	p.cmd = exec.Command(p.opts.Binary,
-		"--config.file="+filepath.Join(p.opts.Dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(p.opts.Dir, "data"),
-		"--web.listen-address="+p.opts.ListenAddress,
+	args := []string{
+		"--config.file=" + filepath.Join(p.opts.Dir, "prometheus.yml"),
+		"--storage.tsdb.path=" + filepath.Join(p.opts.Dir, "data"),
+		"--web.listen-address=" + p.opts.ListenAddress,
 		"--web.enable-lifecycle",
 		"--log.level=warn",
-	)
+	}
+	if p.opts.Web != nil {
+		args = append(args, "--web.config.file="+p.webConfigPath())
+	}
+	p.cmd = exec.Command(p.opts.Binary, args...)
 	out := p.opts.Output
 	if out == nil {
 		out = io.Discard
@@ -158,7 +272,7 @@ func (p *Prometheus) waitReady(ctx context.Context, timeout time.Duration) error
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		resp, err := http.Get(p.URL + "/-/ready")
+		resp, err := p.http.Get(p.URL + "/-/ready")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -175,7 +289,7 @@ func (p *Prometheus) SetTargets(targets []Target) error {
 	if err := p.writeConfig(); err != nil {
 		return err
 	}
-	resp, err := http.Post(p.URL+"/-/reload", "text/plain", strings.NewReader(""))
+	resp, err := p.http.Post(p.URL+"/-/reload", "text/plain", strings.NewReader(""))
 	if err != nil {
 		return err
 	}

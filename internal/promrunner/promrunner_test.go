@@ -2,6 +2,8 @@ package promrunner
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,7 +13,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
+	"sigs.k8s.io/yaml"
 
+	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
@@ -70,4 +75,62 @@ func TestPrometheusScrapesAndSurvivesARestart(t *testing.T) {
 
 	require.NoError(t, p.Restart(ctx))
 	require.Eventually(t, func() bool { v, err := up(); return err == nil && v == "1" }, 30*time.Second, 200*time.Millisecond)
+}
+
+func TestWebConfigHashesThePasswords(t *testing.T) {
+	data, err := WebConfig(Web{CertPEM: []byte("cert"), KeyPEM: []byte("key"), Users: map[string]string{"adapter": "s3cret"}})
+	require.NoError(t, err)
+	var cfg struct {
+		TLS   map[string]string `json:"tls_server_config"`
+		Users map[string]string `json:"basic_auth_users"`
+	}
+	require.NoError(t, yaml.UnmarshalStrict(data, &cfg))
+	assert.Equal(t, map[string]string{"cert_file": "web-tls.crt", "key_file": "web-tls.key"}, cfg.TLS)
+	require.Contains(t, cfg.Users, "adapter")
+	assert.NoError(t, bcrypt.CompareHashAndPassword([]byte(cfg.Users["adapter"]), []byte("s3cret")))
+	assert.NotContains(t, string(data), "s3cret")
+}
+
+// A Prometheus with a web configuration serves HTTPS with its certificate and answers
+// only the basic auth users; a changed password applies at the next request.
+func TestPrometheusServesTLSWithBasicAuth(t *testing.T) {
+	bin, err := testenv.Tool("prometheus")
+	require.NoError(t, err)
+	ca, err := pki.NewCA("prometheus-ca")
+	require.NoError(t, err)
+	serving, err := ca.NewServingCert("localhost", "127.0.0.1")
+	require.NoError(t, err)
+	web := Web{CertPEM: serving.CertPEM, KeyPEM: serving.KeyPEM, Users: map[string]string{"adapter": "first"}}
+	p, err := Start(context.Background(), Options{Binary: bin, Web: &web})
+	require.NoError(t, err)
+	defer p.Stop()
+	require.Regexp(t, `^https://127\.0\.0\.1:\d+$`, p.URL)
+
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.CertPEM())
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	status := func(user, password string) int {
+		req, err := http.NewRequest(http.MethodGet, p.URL+"/api/v1/query?query=1", nil)
+		require.NoError(t, err)
+		if user != "" {
+			req.SetBasicAuth(user, password)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusOK, status("adapter", "first"))
+	assert.Equal(t, http.StatusUnauthorized, status("adapter", "wrong"))
+	assert.Equal(t, http.StatusUnauthorized, status("", ""))
+
+	plain, err := http.Get("http://" + p.opts.ListenAddress + "/api/v1/query?query=1")
+	require.NoError(t, err)
+	_ = plain.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, plain.StatusCode, "plain HTTP to the TLS port")
+
+	require.NoError(t, p.SetWeb(Web{CertPEM: serving.CertPEM, KeyPEM: serving.KeyPEM, Users: map[string]string{"adapter": "second"}}))
+	assert.Equal(t, http.StatusUnauthorized, status("adapter", "first"))
+	assert.Equal(t, http.StatusOK, status("adapter", "second"))
+	require.NoError(t, p.SetTargets(nil), "the runner reloads with the new password")
 }
