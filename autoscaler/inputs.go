@@ -38,6 +38,8 @@ type observation struct {
 	seeds map[string]*gardencorev1beta1.Seed
 	// managedSeeds of the target when it is a ManagedSeedSet; nil otherwise.
 	managedSeeds []seedmanagementv1alpha1.ManagedSeed
+	// managedSeedsDeleting names the ManagedSeeds of the target being deleted.
+	managedSeedsDeleting map[string]bool
 	// set is the target when it is a ManagedSeedSet; nil otherwise.
 	set *seedmanagementv1alpha1.ManagedSeedSet
 	// usage per resource: seed name to sample; a resource is missing when it failed.
@@ -46,6 +48,12 @@ type observation struct {
 	usageErrors map[string]string
 	// pending shoots that fit a new replica; nil when unknown.
 	pending *sample
+}
+
+// deleting says whether the seed or the ManagedSeed that registered it is being deleted:
+// such a replica is on its way out and is not measured.
+func (obs *observation) deleting(seed *gardencorev1beta1.Seed) bool {
+	return seed.DeletionTimestamp != nil || obs.managedSeedsDeleting[seed.Name]
 }
 
 // metricKey names a metric in status.metricFailures and messages.
@@ -101,7 +109,7 @@ func seedSamples(obs *observation, res string, now time.Time, maxAge time.Durati
 	out := make([]recommend.Seed, 0, len(names))
 	for _, name := range names {
 		seed := obs.seeds[name]
-		s := recommend.Seed{Name: name, Ready: seedIsReady(seed)}
+		s := recommend.Seed{Name: name, Ready: seedIsReady(seed), Deleting: obs.deleting(seed)}
 		s.Allocatable, _ = quantity(seed.Status.Allocatable, res)
 		if smp, ok := obs.usage[res][name]; ok && fresh(smp, now, maxAge) {
 			s.Usage, s.HasUsage = smp.value, true

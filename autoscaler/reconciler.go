@@ -249,6 +249,12 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 			return nil, fmt.Errorf("listing the ManagedSeeds of ManagedSeedSet %s/%s: %w", sa.Namespace, ref.Name, err)
 		}
 		obs.managedSeeds = list.Items
+		obs.managedSeedsDeleting = map[string]bool{}
+		for i := range list.Items {
+			if list.Items[i].DeletionTimestamp != nil {
+				obs.managedSeedsDeleting[list.Items[i].Name] = true
+			}
+		}
 	}
 	if err := r.readSeeds(ctx, sa, selector, obs); err != nil {
 		return nil, err

@@ -100,6 +100,10 @@ func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerance
 	)
 	for _, s := range seeds {
 		switch {
+		case s.Deleting:
+			// On its way out, as HPA ignores pods being deleted: neither its usage nor its
+			// capacity says anything about the replicas to come.
+			continue
 		case !s.Ready || (target.AverageValue <= 0 && s.Allocatable <= 0):
 			ignored = append(ignored, s)
 		case !s.HasUsage:
@@ -124,7 +128,7 @@ func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerance
 			c.Replicas = current
 			return c, nil
 		}
-		c.Replicas = ceilReplicas(usage * float64(c.Measured) / atTarget)
+		c.Replicas = sameDirection(current, ratio, ceilReplicas(usage*float64(c.Measured)/atTarget))
 		return c, nil
 	}
 
@@ -155,13 +159,18 @@ func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerance
 		c.Replicas = current
 		return c, nil
 	}
-	replicas := ceilReplicas(newUsage * float64(counted) / newAtTarget)
-	if (newRatio < 1 && replicas > current) || (newRatio > 1 && replicas < current) {
-		c.Replicas = current
-		return c, nil
-	}
-	c.Replicas = replicas
+	c.Replicas = sameDirection(current, newRatio, ceilReplicas(newUsage*float64(counted)/newAtTarget))
 	return c, nil
+}
+
+// sameDirection keeps a proposal from contradicting the ratio it came from: usage below the
+// target never scales out, usage above it never scales in. They disagree when more seeds
+// are measured than the target has replicas, as while a scale-in is under way.
+func sameDirection(current int32, ratio float64, replicas int32) int32 {
+	if (ratio < 1 && replicas > current) || (ratio > 1 && replicas < current) {
+		return current
+	}
+	return replicas
 }
 
 // PendingReplicas is the replicas that carry the measured usage plus the pending shoots
@@ -172,7 +181,7 @@ func PendingReplicas(d Demand) (replicas int32, allocatablePerSeed float64, ok b
 	var usage, allocatable float64
 	measured := 0
 	for _, s := range d.Seeds {
-		if !s.Ready || !s.HasUsage || s.Allocatable <= 0 {
+		if s.Deleting || !s.Ready || !s.HasUsage || s.Allocatable <= 0 {
 			continue
 		}
 		measured++

@@ -28,6 +28,13 @@ func unready(s []Seed, idx ...int) []Seed {
 	return s
 }
 
+func deleting(s []Seed, idx ...int) []Seed {
+	for _, i := range idx {
+		s[i].Deleting = true
+	}
+	return s
+}
+
 var defaultTol = Tolerances{Up: DefaultTolerance, Down: DefaultTolerance}
 
 // The cases of HPA's replica calculator tests for resource utilization, with pods become
@@ -50,6 +57,15 @@ func TestCalculateReplicasHPACases(t *testing.T) {
 			target: Target{UtilizationPercent: 30}, wantReplicas: 3, wantUtilization: 40},
 		{name: "scale down", current: 5, seeds: seeds(1000, 100, 300, 500, 250, 250),
 			target: Target{UtilizationPercent: 50}, wantReplicas: 3, wantUtilization: 28},
+		{name: "scale up ignores deleting seeds (TestReplicaCalcScaleUpIgnoresDeletionPods)", current: 2,
+			seeds:  deleting(unready(seeds(1000, 500, 700, 100, 100), 2, 3), 2, 3),
+			target: Target{UtilizationPercent: 30}, wantReplicas: 4, wantUtilization: 60},
+		{name: "a ready, empty seed being deleted does not dilute the ratio", current: 3,
+			seeds:  deleting(seeds(100, 73, 73, 74, 0), 3),
+			target: Target{UtilizationPercent: 70}, wantReplicas: 3, wantUtilization: 73},
+		{name: "more seeds than replicas (a scale-in in flight): utilization below target never scales out", current: 3,
+			seeds:  seeds(100, 73, 73, 74, 0),
+			target: Target{UtilizationPercent: 70}, wantReplicas: 3, wantUtilization: 55},
 		{name: "scale down ignores unready seeds", current: 5, seeds: unready(seeds(1000, 100, 300, 500, 250, 250), 3, 4),
 			target: Target{UtilizationPercent: 50}, wantReplicas: 2, wantUtilization: 30},
 		{name: "within tolerance", current: 3, seeds: []Seed{

@@ -21,6 +21,8 @@ type Seed struct {
 	Usage float64
 	// HasUsage is false when the usage metric of the seed is missing or stale.
 	HasUsage bool
+	// Deleting is true while the seed or its ManagedSeed is being deleted.
+	Deleting bool
 }
 
 // Target is a metric's target: a utilization (a fraction of allocatable, 0.5 for 50%) or an

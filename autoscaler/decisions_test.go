@@ -1,0 +1,89 @@
+package autoscaler_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+)
+
+// markDeleting gives obj a finalizer and deletes it, so that it stays with a
+// deletionTimestamp as while its controller cleans up.
+func (f *fixture) markDeleting(obj client.Object) {
+	f.t.Helper()
+	require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKeyFromObject(obj), obj))
+	obj.SetFinalizers(append(obj.GetFinalizers(), "test.seedscaler.io/hold"))
+	require.NoError(f.t, env.Client.Update(f.ctx, obj))
+	require.NoError(f.t, env.Client.Delete(f.ctx, obj))
+}
+
+// replicaName is the name of a set's replica with the given ordinal.
+func replicaName(set string, ordinal int) string { return fmt.Sprintf("%s-%d", set, ordinal) }
+
+// waitForTargets waits until the autoscaler has evaluated and shows the given TARGETS.
+func (f *fixture) waitForTargets(want string) {
+	f.t.Helper()
+	f.waitForStatus(fmt.Sprintf("TARGETS %q", want), func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+		return st.Targets == want
+	})
+}
+
+// waitForStatus waits until the autoscaler's status satisfies cond, and fails naming what
+// it waited for and what the status and rescale events were at the end.
+func (f *fixture) waitForStatus(what string, cond func(seedmanagementv1alpha1.SeedAutoscalerStatus) bool) {
+	f.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+		require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: f.name}, sa))
+		if cond(sa.Status) {
+			return
+		}
+		if time.Now().After(deadline) {
+			require.FailNow(f.t, "the status never showed "+what, "targets %q, desired %d, conditions %+v, rescales %q",
+				sa.Status.Targets, sa.Status.DesiredReplicas, sa.Status.Conditions, f.events("SuccessfulRescale"))
+		}
+		time.Sleep(tick)
+	}
+}
+
+// A replica on its way out is not measured: neither its ManagedSeed nor its Seed being
+// deleted may dilute the ratio into a scale-out that utilization below target explains.
+func TestDeletingSeedsAreNotMeasured(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		delete func(f *fixture, name string)
+	}{
+		{"managedseed", func(f *fixture, name string) {
+			f.markDeleting(&seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name}})
+		}},
+		{"seed", func(f *fixture, name string) {
+			f.markDeleting(&gardencorev1beta1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "deleting-"+tc.name)
+			set := f.createSet(3, nil)
+			for i, shoots := range []float64{73, 73, 74, 0} {
+				f.addReplica(set, replicaName(f.name, i), shoots, false)
+			}
+			tc.delete(f, replicaName(f.name, 3))
+			f.metrics.setPending(f.name, 0)
+			f.createAutoscaler(1, 10, 70, nil)
+			f.start(false)
+
+			// 220 shoots on three seeds of 100 at 70%: within the tolerance. Counting the
+			// empty fourth seed, 55% of target 70% proposed ceil(220 × 4 / 280) = 4.
+			f.waitForTargets("73%/70%")
+			assert.Equal(t, int32(3), f.specReplicas())
+			assert.Empty(t, f.events("SuccessfulRescale"))
+		})
+	}
+}
