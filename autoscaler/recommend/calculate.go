@@ -68,12 +68,14 @@ type Calculation struct {
 	// Replicas proposed.
 	Replicas int32
 	// UsageRatio is usage over usage at the target, over the measured seeds (before the
-	// missing and unready seeds are accounted for).
+	// missing seeds are accounted for).
 	UsageRatio float64
-	// Usage and Allocatable are the sums over the measured seeds.
+	// Usage is the sum over the measured seeds and the unready seeds with a sample;
+	// Allocatable the sum over the measured seeds only.
 	Usage, Allocatable float64
 	// Measured, Missing and Ignored count seeds: with a metric and ready, ready without a
-	// metric, and unready or without allocatable.
+	// metric, and unready or without allocatable (their shoots count, their capacity not).
+	// Seeds being deleted are in none of them.
 	Measured, Missing, Ignored int
 }
 
@@ -86,16 +88,17 @@ func (e *ErrNoMeasurableSeed) Error() string {
 }
 
 // CalculateReplicas is the HPA replica calculation over seeds. The usage ratio is the usage
-// of the ready, measured seeds over their usage at the target (Σusage/Σallocatable over the
-// target utilization, or Σusage over averageValue per seed); within the tolerance the
-// current replicas stay. Seeds without a metric count as full on a scale-in and as empty on
-// a scale-out, unready seeds as empty on a scale-out; when that reverses the direction or
-// brings the ratio within the tolerance, the current replicas stay.
+// of the seeds over the usage at the target of the ready, measured ones (Σusage/Σallocatable
+// over the target utilization, or Σusage over averageValue per seed); within the tolerance
+// the current replicas stay. Shoots on an unready seed count as usage, but its capacity is
+// unavailable; a seed being deleted counts not at all. Seeds without a metric count as full
+// on a scale-in and as empty on a scale-out; when that reverses the direction or brings the
+// ratio within the tolerance, the current replicas stay.
 func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerances) (Calculation, error) {
 	var (
 		c                      Calculation
 		usage, atTarget        float64
-		missing, ignored       []Seed
+		missing                []Seed
 		measuredUsageAtMissing float64
 	)
 	for _, s := range seeds {
@@ -105,7 +108,13 @@ func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerance
 			// capacity says anything about the replicas to come.
 			continue
 		case !s.Ready || (target.AverageValue <= 0 && s.Allocatable <= 0):
-			ignored = append(ignored, s)
+			// HPA leaves unready pods out (CPU of a starting pod says little). The shoots
+			// on a NotReady seed are real and stay there: what is unavailable is the seed's
+			// room for more.
+			c.Ignored++
+			if s.HasUsage {
+				usage += s.Usage
+			}
 		case !s.HasUsage:
 			missing = append(missing, s)
 		default:
@@ -115,15 +124,14 @@ func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerance
 			atTarget += target.perSeed(s.Allocatable)
 		}
 	}
-	c.Usage, c.Missing, c.Ignored = usage, len(missing), len(ignored)
+	c.Usage, c.Missing = usage, len(missing)
 	if c.Measured == 0 {
-		return c, &ErrNoMeasurableSeed{Seeds: len(seeds), Missing: c.Missing, Ignored: c.Ignored}
+		return c, &ErrNoMeasurableSeed{Seeds: c.Missing + c.Ignored, Missing: c.Missing, Ignored: c.Ignored}
 	}
 	ratio := usage / atTarget
 	c.UsageRatio = ratio
 
-	rebalanceIgnored := len(ignored) > 0 && ratio > 1
-	if len(missing) == 0 && !rebalanceIgnored {
+	if len(missing) == 0 {
 		if tol.within(ratio) {
 			c.Replicas = current
 			return c, nil
@@ -145,15 +153,6 @@ func CalculateReplicas(current int32, seeds []Seed, target Target, tol Tolerance
 		}
 	}
 	newUsage += measuredUsageAtMissing
-	if rebalanceIgnored {
-		for _, s := range ignored {
-			if target.AverageValue <= 0 && s.Allocatable <= 0 {
-				continue // nothing to weigh it with
-			}
-			counted++
-			newAtTarget += target.perSeed(s.Allocatable)
-		}
-	}
 	newRatio := newUsage / newAtTarget
 	if tol.within(newRatio) || (ratio < 1 && newRatio > 1) || (ratio > 1 && newRatio < 1) {
 		c.Replicas = current

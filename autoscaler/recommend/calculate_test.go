@@ -51,10 +51,15 @@ func TestCalculateReplicasHPACases(t *testing.T) {
 	}{
 		{name: "scale up", current: 3, seeds: seeds(1000, 300, 500, 700),
 			target: Target{UtilizationPercent: 30}, wantReplicas: 5, wantUtilization: 50},
-		{name: "scale up, an unready seed counts as empty so less scale", current: 3, seeds: unready(seeds(1000, 300, 500, 700), 0),
-			target: Target{UtilizationPercent: 30}, wantReplicas: 4, wantUtilization: 60},
-		{name: "scale up, unready seeds reverse the direction so no scale", current: 3, seeds: unready(seeds(1000, 400, 500, 700), 1, 2),
-			target: Target{UtilizationPercent: 30}, wantReplicas: 3, wantUtilization: 40},
+		// HPA counts an unready pod's CPU as 0 on a scale-up (it is starting) and leaves it
+		// out on a scale-down. Shoots on a NotReady seed are real: they count as usage; only
+		// the seed's capacity is unavailable. HPA would give 4, 3 and 2 below.
+		{name: "scale up, the shoots of an unready seed count, its capacity does not", current: 3, seeds: unready(seeds(1000, 300, 500, 700), 0),
+			target: Target{UtilizationPercent: 30}, wantReplicas: 5, wantUtilization: 75},
+		{name: "scale up, two unready seeds: their shoots need seeds at the target too", current: 3, seeds: unready(seeds(1000, 400, 500, 700), 1, 2),
+			target: Target{UtilizationPercent: 30}, wantReplicas: 6, wantUtilization: 160},
+		{name: "9/9/9/0 shoots on 10-shoot seeds at 70%, the third NotReady: no scale-in", current: 4, seeds: unready(seeds(10, 9, 9, 9, 0), 2),
+			target: Target{UtilizationPercent: 70}, wantReplicas: 4, wantUtilization: 90},
 		{name: "scale down", current: 5, seeds: seeds(1000, 100, 300, 500, 250, 250),
 			target: Target{UtilizationPercent: 50}, wantReplicas: 3, wantUtilization: 28},
 		{name: "scale up ignores deleting seeds (TestReplicaCalcScaleUpIgnoresDeletionPods)", current: 2,
@@ -66,8 +71,8 @@ func TestCalculateReplicasHPACases(t *testing.T) {
 		{name: "more seeds than replicas (a scale-in in flight): utilization below target never scales out", current: 3,
 			seeds:  seeds(100, 73, 73, 74, 0),
 			target: Target{UtilizationPercent: 70}, wantReplicas: 3, wantUtilization: 55},
-		{name: "scale down ignores unready seeds", current: 5, seeds: unready(seeds(1000, 100, 300, 500, 250, 250), 3, 4),
-			target: Target{UtilizationPercent: 50}, wantReplicas: 2, wantUtilization: 30},
+		{name: "scale down counts the shoots of unready seeds", current: 5, seeds: unready(seeds(1000, 100, 300, 500, 250, 250), 3, 4),
+			target: Target{UtilizationPercent: 50}, wantReplicas: 5, wantUtilization: 46},
 		{name: "within tolerance", current: 3, seeds: []Seed{
 			{Name: "a", Ready: true, Allocatable: 900, Usage: 1010, HasUsage: true},
 			{Name: "b", Ready: true, Allocatable: 1000, Usage: 1030, HasUsage: true},

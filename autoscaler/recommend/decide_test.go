@@ -339,3 +339,14 @@ func TestRecommendationsStayCompact(t *testing.T) {
 	_, recs = Stabilize(now.Add(10*time.Minute), 5, 7, b, recs)
 	assert.Equal(t, []Recommendation{{At: now.Add(10 * time.Minute), Replicas: 7}}, recs)
 }
+
+func TestDecideShootsOnNotReadySeedsAreDemand(t *testing.T) {
+	// 9/9/9/0 shoots on four 10-shoot seeds at 70%, the third seed NotReady, long after any
+	// window: its 9 shoots still need a seed at the target, so the set keeps its 4 replicas.
+	m := Metric{Key: "resource/shoots", Resource: "shoots", Target: Target{UtilizationPercent: 70}, Seeds: unready(seeds(10, 9, 9, 9, 0), 2)}
+	in := input(4, 1, 10, m)
+	in.Recommendations = []Recommendation{{At: t0.Add(-time.Hour), Replicas: 4}}
+	d := Decide(in)
+	assert.Equal(t, int32(4), d.DesiredReplicas, d.Reason)
+	assert.Equal(t, "90%/70%", Targets(d.Metrics), "27 shoots over the 30 allocatable of the Ready seeds")
+}
