@@ -9,7 +9,8 @@
 # Tools: kube-apiserver etcd prometheus promtool helm controller-gen kubectl, envtest (a
 # directory with kube-apiserver and etcd side by side, for KUBEBUILDER_ASSETS), and the
 # node components of the one-node cluster (hack/cluster): kubelet kube-controller-manager
-# kube-scheduler kube-proxy coredns, or all of them with kubectl as `node`.
+# kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader, or all
+# of them with kubectl as `node`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,12 +22,14 @@ PROMETHEUS_VERSION=3.15.0   # module github.com/prometheus/prometheus v0.315.0
 HELM_VERSION=3.22.0
 CONTROLLER_GEN_VERSION=0.23.0
 COREDNS_VERSION=1.15.0      # hack/tools/coredns: a CoreDNS with the kubernetes plugin only
-NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns)
+PROMETHEUS_OPERATOR_VERSION=0.85.0
+NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader)
 
 dir_of() {
   case $1 in
     kube-apiserver|kubectl|kubelet|kube-controller-manager|kube-scheduler|kube-proxy) echo "$cache/kube-$KUBE_VERSION" ;;
     coredns) echo "$cache/coredns-$COREDNS_VERSION" ;;
+    prometheus-operator|prometheus-config-reloader) echo "$cache/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" ;;
     etcd) echo "$cache/etcd-$ETCD_VERSION" ;;
     prometheus|promtool) echo "$cache/prometheus-$PROMETHEUS_VERSION" ;;
     helm) echo "$cache/helm-$HELM_VERSION" ;;
@@ -65,6 +68,11 @@ build() {
       (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" -o "$tmp" "k8s.io/kubernetes/cmd/$tool") ;;
     coredns)
       (cd "$here/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" .) ;;
+    prometheus-operator|prometheus-config-reloader)
+      local cmd=$tool; [ "$tool" = prometheus-operator ] && cmd=operator
+      local pov="-X github.com/prometheus/common/version.Version=$PROMETHEUS_OPERATOR_VERSION"
+      (cd "$here/prometheus-operator" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $pov" -o "$tmp" \
+        "github.com/prometheus-operator/prometheus-operator/cmd/$cmd") ;;
     etcd)
       (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" go.etcd.io/etcd/server/v3) ;;
     prometheus|promtool)

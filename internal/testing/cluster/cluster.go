@@ -201,7 +201,8 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 		return false, err
 	}
 	c.tools = map[string]string{}
-	for _, tool := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "prometheus"} {
+	for _, tool := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns",
+		"prometheus", "prometheus-operator", "prometheus-config-reloader"} {
 		out, err := exec.Command(filepath.Join(c.repo, "hack/tools/build.sh"), "--dir", tool).Output()
 		if err != nil {
 			return false, fmt.Errorf("hack/tools/build.sh --dir %s: %w", tool, err)
@@ -286,7 +287,8 @@ func (c *Cluster) startContainerd(ctx context.Context, images []string) error {
 	return nil
 }
 
-// buildImages builds the pause image and a Prometheus image from the tool cache's binary.
+// buildImages builds the pause image, and images of Prometheus, prometheus-operator and its
+// config reloader from the tool cache's binaries.
 func (c *Cluster) buildImages() ([]string, error) {
 	dir := c.path("images")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -301,6 +303,8 @@ func (c *Cluster) buildImages() ([]string, error) {
 	images := []struct{ binary, path, tag, out string }{
 		{pause, "/pause", PauseImage, filepath.Join(dir, "pause.tar")},
 		{c.tools["prometheus"], "/bin/prometheus", PrometheusImage, filepath.Join(dir, "prometheus.tar")},
+		{c.tools["prometheus-operator"], "/bin/operator", OperatorImage, filepath.Join(dir, "prometheus-operator.tar")},
+		{c.tools["prometheus-config-reloader"], "/bin/prometheus-config-reloader", ReloaderImage, filepath.Join(dir, "prometheus-config-reloader.tar")},
 	}
 	var tarballs []string
 	for _, img := range images {

@@ -188,6 +188,9 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: 100Mi, nodefs.available: 1%%, imagefs.available: 1%%}
 serializeImagePulls: false
+# ConfigMap and Secret volumes follow their objects within seconds, not a minute: the
+# operator's Prometheus sees a new ServiceMonitor soon after it is created.
+syncFrequency: 10s
 `, NodeIP, c.path("pki", "ca.crt"), c.containerdSocket(), !cgroupV1, c.path("pod-logs")),
 
 		"kube-proxy.yaml": fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
