@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -86,4 +87,28 @@ func TestDeletingSeedsAreNotMeasured(t *testing.T) {
 			assert.Empty(t, f.events("SuccessfulRescale"))
 		})
 	}
+}
+
+// HPA's rule for a seed without a fresh sample (full on a scale-in) is conservative enough
+// to act on: one stale seed must not hold every scale-in of the set for as long as it lasts.
+func TestSeedWithoutSampleDoesNotFreezeScaleIn(t *testing.T) {
+	f := newFixture(t, "stale-seed")
+	set := f.createSet(4, nil)
+	for i := range 4 {
+		f.addReplica(set, replicaName(f.name, i), 0, false)
+	}
+	f.metrics.dropUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 3))
+	f.metrics.setPending(f.name, 0)
+	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	})
+	f.start(false)
+
+	// Three empty seeds and one counted full at 100 of 100: ceil(100 × 4 / 200) = 2.
+	require.Eventually(t, func() bool { return f.specReplicas() == 2 }, timeout, tick)
+	assert.Equal(t, []string{"4 → 2: resource/shoots is 0% of target 50%"}, f.events("SuccessfulRescale"))
+	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+	assert.Equal(t, metav1.ConditionTrue, c.Status)
+	assert.Contains(t, c.Message, "1 of 4 seeds have no fresh metric")
+	assert.Empty(t, f.events("MetricsUnavailable"))
 }

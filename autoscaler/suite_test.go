@@ -72,6 +72,13 @@ func (f *fakeMetrics) setUsage(res, seed string, v float64) {
 	f.usage[res][seed] = v
 }
 
+// dropUsage removes a seed's series, as when its samples went stale.
+func (f *fakeMetrics) dropUsage(res, seed string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.usage[res], seed)
+}
+
 func (f *fakeMetrics) setPending(set string, v float64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -194,6 +201,10 @@ func (f *fixture) addReplica(set *seedmanagementv1alpha1.ManagedSeedSet, name st
 	require.NoError(f.t, env.Client.Create(f.ctx, ms))
 
 	seed := builders.MakeSeed(name).Labels("foo", "bar", "set", f.name).Allocatable(100).Ready().Obj()
+	// Ready for an hour of the test's clock: long past bootstrapping.
+	for i := range seed.Status.Conditions {
+		seed.Status.Conditions[i].LastTransitionTime = metav1.NewTime(f.clock.Now().Add(-time.Hour))
+	}
 	status := seed.Status
 	require.NoError(f.t, env.Client.Create(f.ctx, seed))
 	seed.Status = status

@@ -8,8 +8,8 @@ import (
 
 // Decide computes the replicas of the target from the metrics, the pending demand, the
 // behavior and the history, in HPA's order: the largest metric proposal, never a scale-in
-// on incomplete metrics, stabilization, the rate policies and min/max — and then, beyond
-// HPA, the limit of what the set can remove.
+// while a metric or the pending demand cannot be read, stabilization, the rate policies and
+// min/max — and then, beyond HPA, the limit of what the set can remove.
 func Decide(in Input) Decision {
 	d := Decision{
 		DesiredReplicas: in.CurrentReplicas,
@@ -66,6 +66,7 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 		reason   string
 		complete = true
 		problems []string
+		notes    []string
 		tol      = in.Behavior.Tolerances()
 		fallback bool
 	)
@@ -90,8 +91,11 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 				v.Proposal = c.Replicas
 				propose(c.Replicas, fmt.Sprintf("%s is %s of target %s", m.Key, v.current(), m.Target))
 				if c.Missing > 0 {
-					complete = false
-					problems = append(problems, fmt.Sprintf("%s: %d of %d seeds have no fresh metric", m.Key, c.Missing, len(m.Seeds)))
+					// HPA's rule, already in the calculation, is conservative enough to
+					// act on: holding every scale-in too would freeze the set for as long
+					// as one seed lacks a sample.
+					notes = append(notes, fmt.Sprintf("%s: %d of %d seeds have no fresh metric and count as full on a scale-in, as empty on a scale-out",
+						m.Key, c.Missing, c.Measured+c.Missing+c.Ignored))
 				}
 			}
 		} else if failure == "" && current == 0 {
@@ -138,6 +142,9 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 
 	switch {
 	case len(problems) == 0:
+		if len(notes) > 0 {
+			d.ScalingActive.Message += "; " + strings.Join(notes, "; ")
+		}
 	case fallback:
 		d.ScalingActive = Condition{Reason: ReasonFallbackActive, Message: "metrics are unavailable, a fallback applies: " + strings.Join(problems, "; ")}
 	case best < 0:

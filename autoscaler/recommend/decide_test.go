@@ -245,20 +245,27 @@ func TestDecideScaleInLimitedByRemovableSeeds(t *testing.T) {
 
 func TestDecideMissingMetrics(t *testing.T) {
 	old := []Recommendation{{At: t0.Add(-time.Hour), Replicas: 4}}
-	t.Run("partial metrics never scale in", func(t *testing.T) {
+	t.Run("a seed without a fresh sample does not hold a scale-in: it counts as full (HPA)", func(t *testing.T) {
 		in := input(4, 1, 10, shootsMetric(50, 0, 0, 0, -1))
 		in.Recommendations = old
 		d := Decide(in)
-		assert.Equal(t, int32(4), d.DesiredReplicas)
-		assert.False(t, d.ScalingActive.Status)
-		assert.Equal(t, ReasonIncompleteMetrics, d.ScalingActive.Reason)
+		assert.Equal(t, int32(2), d.DesiredReplicas, "the missing seed full: ceil(100 × 4 / 200)")
+		assert.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
+		assert.Equal(t, ReasonValidMetricFound, d.ScalingActive.Reason)
 		assert.Contains(t, d.ScalingActive.Message, "1 of 4 seeds have no fresh metric")
+	})
+	t.Run("a seed without a fresh sample for good still lets the set scale in", func(t *testing.T) {
+		a := newAutoscaler(input(4, 1, 10, shootsMetric(50, 0, 0, 0, -1)))
+		for range 40 {
+			a.step(15 * time.Second)
+		}
+		assert.Equal(t, int32(2), a.in.CurrentReplicas, "the missing seed keeps one seed's worth at the target, no more")
 	})
 	t.Run("partial metrics scale out on what is known", func(t *testing.T) {
 		in := input(4, 1, 10, shootsMetric(50, 100, 100, 100, -1))
 		d := Decide(in)
 		assert.Equal(t, int32(6), d.DesiredReplicas, "the missing seed counts as empty: ceil(300 × 4 / 200)")
-		assert.False(t, d.ScalingActive.Status)
+		assert.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
 	})
 	t.Run("no metric at all holds", func(t *testing.T) {
 		in := input(4, 1, 10, Metric{Key: "resource/shoots", Resource: "shoots", Target: Target{UtilizationPercent: 50}, FetchError: "the adapter is unavailable"})
