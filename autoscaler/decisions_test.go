@@ -36,6 +36,17 @@ func (f *fixture) waitForTargets(want string) {
 	})
 }
 
+// waitForEvaluation waits until the autoscaler has evaluated at the fake clock's time: its
+// latest recommendation carries that time.
+func (f *fixture) waitForEvaluation() {
+	f.t.Helper()
+	now := f.clock.Now()
+	f.waitForStatus("an evaluation at "+now.String(), func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+		recs := st.Recommendations
+		return len(recs) > 0 && !recs[len(recs)-1].Timestamp.Time.Before(now)
+	})
+}
+
 // waitForStatus waits until the autoscaler's status satisfies cond, and fails naming what
 // it waited for and what the status and rescale events were at the end.
 func (f *fixture) waitForStatus(what string, cond func(seedmanagementv1alpha1.SeedAutoscalerStatus) bool) {
@@ -111,4 +122,46 @@ func TestSeedWithoutSampleDoesNotFreezeScaleIn(t *testing.T) {
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 	assert.Contains(t, c.Message, "1 of 4 seeds have no fresh metric")
 	assert.Empty(t, f.events("MetricsUnavailable"))
+}
+
+// A seed that does not exist yet, is not Ready yet, or just became Ready and has not been
+// scraped yet is bootstrapping, not a failed fetch: no MetricsUnavailable, and no fallback
+// that creates seed clusters for nothing.
+func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
+	f := newFixture(t, "bootstrap")
+	set := f.createSet(0, map[string]string{seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "40"})
+	f.metrics.setPending(f.name, 1)
+	sa := f.createAutoscaler(0, 10, 50, nil)
+	sa.Spec.Metrics[0].Fallback = &seedmanagementv1alpha1.MetricFallback{FailureDurationSeconds: 300, Replicas: 3}
+	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.start(false)
+	require.Eventually(t, func() bool { return f.specReplicas() == 1 }, timeout, tick)
+
+	// Six minutes without a registered seed: longer than the fallback's 5 minutes.
+	for range 24 {
+		f.clock.Step(15 * time.Second)
+		f.waitForEvaluation()
+	}
+	assert.Equal(t, int32(1), f.specReplicas(), "no fallback while the seed bootstraps")
+	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
+
+	// Registered and Ready this very moment, not scraped yet.
+	f.addReplica(set, replicaName(f.name, 0), 0, false)
+	f.metrics.dropUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 0))
+	seed := &gardencorev1beta1.Seed{}
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Name: replicaName(f.name, 0)}, seed))
+	seed.Status.Conditions[0].LastTransitionTime = metav1.NewTime(f.clock.Now())
+	require.NoError(t, env.Client.Status().Update(f.ctx, seed))
+	f.clock.Step(15 * time.Second)
+	f.waitForEvaluation()
+	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
+
+	// Scraped: measured from now on.
+	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 0), 1)
+	f.clock.Step(15 * time.Second)
+	f.waitForTargets("1%/50%")
+	assert.Equal(t, "ValidMetricFound", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
+	assert.Equal(t, int32(1), f.specReplicas())
+	assert.Empty(t, f.events("MetricsUnavailable"))
+	assert.Empty(t, f.get().Status.MetricFailures)
 }

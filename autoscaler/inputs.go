@@ -89,6 +89,15 @@ func seedIsReady(seed *gardencorev1beta1.Seed) bool {
 	return meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
 }
 
+// readyFor is how long the seed has been ready, from its GardenletReady condition.
+func readyFor(seed *gardencorev1beta1.Seed, now time.Time) time.Duration {
+	c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
+	if c == nil {
+		return 0
+	}
+	return now.Sub(c.LastTransitionTime.Time)
+}
+
 func quantity(list corev1.ResourceList, name string) (float64, bool) {
 	q, ok := list[corev1.ResourceName(name)]
 	if !ok {
@@ -113,6 +122,10 @@ func seedSamples(obs *observation, res string, now time.Time, maxAge time.Durati
 		s.Allocatable, _ = quantity(seed.Status.Allocatable, res)
 		if smp, ok := obs.usage[res][name]; ok && fresh(smp, now, maxAge) {
 			s.Usage, s.HasUsage = smp.value, true
+		} else if s.Ready && readyFor(seed, now) < maxAge {
+			// Just Ready and not scraped since: still bootstrapping as far as the metrics
+			// path goes, not a seed whose samples went missing.
+			s.Ready = false
 		}
 		out = append(out, s)
 	}

@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -67,6 +68,7 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 		complete = true
 		problems []string
 		notes    []string
+		waiting  []string
 		tol      = in.Behavior.Tolerances()
 		fallback bool
 	)
@@ -78,12 +80,11 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 	for _, m := range in.Metrics {
 		v := MetricValue{Key: m.Key, Resource: m.Resource, Target: m.Target, Proposal: -1}
 		failure := m.FetchError
-		if failure == "" && len(m.Seeds) > 0 {
+		if failure == "" {
 			c, err := CalculateReplicas(current, m.Seeds, m.Target, tol)
+			var none *ErrNoMeasurableSeed
 			switch {
-			case err != nil:
-				failure = err.Error()
-			default:
+			case err == nil:
 				v.Known, v.Value, v.AverageValue = true, c.Usage, c.Usage/float64(c.Measured)
 				if c.Allocatable > 0 {
 					v.UtilizationPercent = int32(c.Usage * 100 / c.Allocatable)
@@ -97,13 +98,22 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 					notes = append(notes, fmt.Sprintf("%s: %d of %d seeds have no fresh metric and count as full on a scale-in, as empty on a scale-out",
 						m.Key, c.Missing, c.Measured+c.Missing+c.Ignored))
 				}
+			case !errors.As(err, &none) || none.Missing > 0:
+				// Ready seeds and not one sample: the metrics path is failing.
+				failure = err.Error()
+			case current == 0:
+				// From zero there is nothing to measure; pending demand decides.
+				v.Known, v.Proposal = true, 0
+				propose(0, fmt.Sprintf("%s has no seeds to measure", m.Key))
+			default:
+				// Seeds not registered or not Ready yet are bootstrapping, not a failed
+				// fetch: hold the replicas (pending demand may still add some), and leave
+				// failureDurationSeconds alone.
+				v.Proposal = current
+				propose(current, fmt.Sprintf("%s: no seed of the target is ready yet", m.Key))
+				waiting = append(waiting, fmt.Sprintf("%s: %d of the target's %d replicas have a registered seed, none of them Ready",
+					m.Key, none.Ignored, current))
 			}
-		} else if failure == "" && current == 0 {
-			// From zero there is nothing to measure; pending demand decides.
-			v.Known, v.Proposal = true, 0
-			propose(0, fmt.Sprintf("%s has no seeds to measure", m.Key))
-		} else if failure == "" {
-			failure = fmt.Sprintf("the target has %d replicas but no seed of it is found", current)
 		}
 		if failure != "" {
 			complete = false
@@ -141,6 +151,9 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 	}
 
 	switch {
+	case len(problems) == 0 && len(waiting) > 0:
+		d.ScalingActive = Condition{Status: true, Reason: ReasonWaitingForSeeds,
+			Message: "no seed of the target is ready to measure yet, so the replicas hold and only pending shoots scale out: " + strings.Join(append(waiting, notes...), "; ")}
 	case len(problems) == 0:
 		if len(notes) > 0 {
 			d.ScalingActive.Message += "; " + strings.Join(notes, "; ")

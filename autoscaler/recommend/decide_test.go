@@ -357,3 +357,37 @@ func TestDecideShootsOnNotReadySeedsAreDemand(t *testing.T) {
 	assert.Equal(t, int32(4), d.DesiredReplicas, d.Reason)
 	assert.Equal(t, "90%/70%", Targets(d.Metrics), "27 shoots over the 30 allocatable of the Ready seeds")
 }
+
+func TestDecideBootstrappingSeedsAreNoMetricFailure(t *testing.T) {
+	// A set scaled 0 → 1 for one pending shoot, with a fallback of 5m/3: until its seed is
+	// registered and Ready there is nothing to measure, which is not a failed fetch.
+	bootstrapping := func(s []Seed) Input {
+		m := Metric{Key: "resource/shoots", Resource: "shoots", Target: Target{UtilizationPercent: 50}, Seeds: s,
+			Fallback: &Fallback{FailureDuration: 5 * time.Minute, Replicas: 3}}
+		in := input(1, 0, 10, m)
+		in.Demand = Demand{PendingKnown: true, Pending: 1, Seeds: s, Target: m.Target, AllocatablePerSeed: 40}
+		return in
+	}
+	for name, s := range map[string][]Seed{
+		"no seed registered yet":          nil,
+		"a registered seed not Ready yet": unready(seeds(40, -1), 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := newAutoscaler(bootstrapping(s))
+			for range 40 { // 10 minutes
+				d := a.step(15 * time.Second)
+				require.Equal(t, int32(1), a.in.CurrentReplicas, d.Reason)
+				require.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
+				assert.Equal(t, ReasonWaitingForSeeds, d.ScalingActive.Reason)
+				assert.Empty(t, d.MetricFailures, "bootstrapping never counts toward failureDurationSeconds")
+			}
+		})
+	}
+	t.Run("ready seeds without any sample are a failure", func(t *testing.T) {
+		a := newAutoscaler(bootstrapping(seeds(40, -1)))
+		a.step(0)
+		d := a.step(5 * time.Minute)
+		assert.Equal(t, int32(3), a.in.CurrentReplicas, "the fallback applies once the metric failed for 5m")
+		assert.Equal(t, ReasonFallbackActive, d.ScalingActive.Reason)
+	})
+}

@@ -165,6 +165,7 @@ const (
 
 	// ScalingActive
 	ReasonValidMetricFound        ConditionReason = "ValidMetricFound"
+	ReasonWaitingForSeeds         ConditionReason = "WaitingForSeeds"
 	ReasonFailedGetResourceMetric ConditionReason = "FailedGetResourceMetric"
 	ReasonIncompleteMetrics       ConditionReason = "IncompleteMetrics"
 	ReasonFailedGetPendingMetric  ConditionReason = "FailedGetPendingMetric"
