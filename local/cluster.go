@@ -10,7 +10,6 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/scheme"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
@@ -50,20 +49,9 @@ func StartOnCluster(ctx context.Context, log logr.Logger, opts Options) (st *Sta
 	if err != nil {
 		return nil, err
 	}
-	binary := opts.Binary
-	if binary == "" {
-		if binary, err = os.Executable(); err != nil {
-			return nil, err
-		}
-	}
-	workDir, err := os.MkdirTemp("", "seedscaler-local-")
-	if err != nil {
+	if st, err = newStack(log, root, opts); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(workDir, "logs"), 0o755); err != nil {
-		return nil, err
-	}
-	st = &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}
 	defer func() {
 		if err != nil {
 			st.Stop()

@@ -128,21 +128,15 @@ func Run(ctx context.Context, log logr.Logger, opts Options) error {
 	return nil
 }
 
-// Start brings up the apiserver, the landscape, Prometheus and every part except the simulator.
-func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
-	root, err := testenv.RepositoryRoot()
-	if err != nil {
-		return nil, fmt.Errorf("seedscaler local runs from a checkout of the repository (it applies examples/): %w", err)
-	}
+// newStack makes the run's work directory and a Stack whose parts run as opts.Binary, or
+// as this process's own binary.
+func newStack(log logr.Logger, root string, opts Options) (*Stack, error) {
 	binary := opts.Binary
 	if binary == "" {
+		var err error
 		if binary, err = os.Executable(); err != nil {
 			return nil, err
 		}
-	}
-	promBin, err := testenv.Tool("prometheus")
-	if err != nil {
-		return nil, err
 	}
 	workDir, err := os.MkdirTemp("", "seedscaler-local-")
 	if err != nil {
@@ -151,7 +145,22 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	if err := os.MkdirAll(filepath.Join(workDir, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	st = &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}
+	return &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}, nil
+}
+
+// Start brings up the apiserver, the landscape, Prometheus and every part except the simulator.
+func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
+	root, err := testenv.RepositoryRoot()
+	if err != nil {
+		return nil, fmt.Errorf("seedscaler local runs from a checkout of the repository (it applies examples/): %w", err)
+	}
+	promBin, err := testenv.Tool("prometheus")
+	if err != nil {
+		return nil, err
+	}
+	if st, err = newStack(log, root, opts); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			st.Stop()
@@ -170,7 +179,7 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	if err != nil {
 		return st, err
 	}
-	st.Kubeconfig = filepath.Join(workDir, "kubeconfig")
+	st.Kubeconfig = filepath.Join(st.WorkDir, "kubeconfig")
 	if err := os.WriteFile(st.Kubeconfig, kubeconfig, 0o600); err != nil {
 		return st, err
 	}
@@ -188,7 +197,7 @@ func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err e
 	targets = append(targets, promrunner.Target{Job: "seedscaler-adapter", Addresses: []string{st.adapterMetrics}})
 	log.Info("Starting Prometheus")
 	if st.Prometheus, err = promrunner.Start(ctx, promrunner.Options{
-		Binary: promBin, Dir: filepath.Join(workDir, "prometheus"), ScrapeInterval: 2 * time.Second, Targets: targets,
+		Binary: promBin, Dir: filepath.Join(st.WorkDir, "prometheus"), ScrapeInterval: 2 * time.Second, Targets: targets,
 		// The shipped alerts evaluate too: the demo shows them at /alerts.
 		RuleFiles: []string{filepath.Join(root, "alerts", "seedscaler.rules.yaml")},
 	}); err != nil {

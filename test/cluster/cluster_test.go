@@ -45,8 +45,8 @@ import (
 )
 
 const (
-	release    = "seedscaler"
-	namespace  = "seedscaler"
+	release   = "seedscaler"
+	namespace = "seedscaler"
 	// metrics holds a plain Prometheus; monitoring holds prometheus-operator's, where
 	// kube-prometheus-stack runs it and where the chart's default Prometheus URL points.
 	metrics    = "metrics"
@@ -107,19 +107,9 @@ func run(m *testing.M) (int, error) {
 func TestChartOnARealNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	helm, err := testenv.Tool("helm")
-	require.NoError(t, err)
-	cs, err := node.Clientset()
-	require.NoError(t, err)
+	helm, cs, c := clients(t, metrics)
 	cfg, err := node.RESTConfig()
 	require.NoError(t, err)
-	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-	require.NoError(t, err)
-	defer func() {
-		if t.Failed() {
-			t.Log(node.Diagnose(context.Background(), namespace, metrics))
-		}
-	}()
 	// Install as a user would: the chart's defaults, the image tag it defaults to, and the
 	// URL of the Prometheus that scrapes the parts; the namespace enforces restricted PSA.
 	require.NoError(t, cluster.RestrictedNamespace(ctx, cs, namespace))
@@ -272,6 +262,26 @@ func TestChartOnARealNode(t *testing.T) {
 			Get(ctx, crd, metav1.GetOptions{})
 		assert.NoError(t, err, "the CRD %s must survive uninstall", crd)
 	}
+}
+
+// clients returns helm's path and cluster-admin clients of the node; when the test fails,
+// it logs the pods, events and logs of the release namespace and of prometheusNamespace.
+func clients(t *testing.T, prometheusNamespace string) (helm string, cs *kubernetes.Clientset, c client.Client) {
+	t.Helper()
+	helm, err := testenv.Tool("helm")
+	require.NoError(t, err)
+	cs, err = node.Clientset()
+	require.NoError(t, err)
+	cfg, err := node.RESTConfig()
+	require.NoError(t, err)
+	c, err = client.New(cfg, client.Options{Scheme: scheme.New()})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(node.Diagnose(context.Background(), namespace, prometheusNamespace))
+		}
+	})
+	return helm, cs, c
 }
 
 // kubectl runs the node's kubectl as cluster admin.

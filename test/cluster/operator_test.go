@@ -26,8 +26,6 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/process"
-	"github.com/seedscaler/seedscaler/internal/scheme"
-	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/local"
@@ -47,19 +45,7 @@ const kps = "kube-prometheus-stack"
 func TestChartUnderPrometheusOperator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	helm, err := testenv.Tool("helm")
-	require.NoError(t, err)
-	cs, err := node.Clientset()
-	require.NoError(t, err)
-	cfg, err := node.RESTConfig()
-	require.NoError(t, err)
-	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-	require.NoError(t, err)
-	defer func() {
-		if t.Failed() {
-			t.Log(node.Diagnose(context.Background(), namespace, monitoring))
-		}
-	}()
+	helm, cs, c := clients(t, monitoring)
 
 	promFromHost, err := node.InstallPrometheusOperator(ctx, cluster.OperatorOptions{
 		Namespace: monitoring, Name: "kps", ReleaseLabel: kps, ScrapeInterval: 5 * time.Second,
