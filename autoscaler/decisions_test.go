@@ -165,3 +165,24 @@ func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
 	assert.Empty(t, f.events("MetricsUnavailable"))
 	assert.Empty(t, f.get().Status.MetricFailures)
 }
+
+// The capacity annotation has one reading: an invalid value is ignored by the scheduler and
+// the autoscaler alike (new replicas are sized as without it, here the default of 250), and
+// the autoscaler says so in a condition naming the annotation and its value.
+func TestInvalidCapacityAnnotationIsReportedAndReadAsTheScheduler(t *testing.T) {
+	f := newFixture(t, "invalid-capacity")
+	f.createSet(0, map[string]string{seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "abc"})
+	f.metrics.setPending(f.name, 400)
+	f.createAutoscaler(0, 10, 70, nil)
+	f.start(false)
+
+	// 400 pending shoots on seeds of 250 at 70%: ceil(400 / 175) = 3.
+	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
+	require.Eventually(t, func() bool {
+		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason == "InvalidCapacityAnnotation"
+	}, timeout, tick)
+	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+	assert.Equal(t, metav1.ConditionFalse, c.Status)
+	assert.Contains(t, c.Message, `annotation capacity.seedmanagement.gardener.cloud/shoots="abc" of ManagedSeedSet invalid-capacity/invalid-capacity is not a whole number of shoots`)
+	assert.Contains(t, c.Message, "the default of 250 shoots per seed")
+}

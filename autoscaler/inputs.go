@@ -13,6 +13,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 )
 
 // Metric names of the contract in docs/metrics.md, as the adapter serves them.
@@ -143,34 +144,6 @@ func target(t seedmanagementv1alpha1.MetricTarget) recommend.Target {
 	return recommend.Target{UtilizationPercent: 100}
 }
 
-// allocatablePerNewSeed is the shoots a new replica's seed can take, for scaling from
-// zero: the set's capacity annotation wins (Cluster API's scale-from-zero hint), else the
-// template's gardenlet resources, capacity − reserved.
-func allocatablePerNewSeed(set *seedmanagementv1alpha1.ManagedSeedSet, res string) (float64, string) {
-	if set == nil {
-		return 0, ""
-	}
-	key := seedmanagementv1alpha1.AnnotationCapacityPrefix + res
-	if v, ok := set.Annotations[key]; ok {
-		if q, err := resource.ParseQuantity(v); err == nil && q.Sign() > 0 {
-			return q.AsApproximateFloat64(), "annotation " + key
-		}
-	}
-	g := set.Spec.Template.Spec.Gardenlet
-	if g == nil || g.Config == nil || g.Config.Resources == nil {
-		return 0, ""
-	}
-	capacity, ok := quantity(g.Config.Resources.Capacity, res)
-	if !ok {
-		return 0, ""
-	}
-	reserved, _ := quantity(g.Config.Resources.Reserved, res)
-	if capacity-reserved <= 0 {
-		return 0, ""
-	}
-	return capacity - reserved, "the template's gardenlet.config.resources"
-}
-
 // removableReplicas counts the replicas the set can remove beyond spec.replicas: replicas
 // asked for that do not exist yet, and existing ones that are not protected from deletion
 // and whose seed is empty, less those a scale-in in flight removes already (a fresh garden_seed_usage of 0 shoots, or status.usage when the metric is
@@ -252,10 +225,15 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 		}
 		in.Metrics = append(in.Metrics, metric)
 	}
-	perSeed, source := allocatablePerNewSeed(obs.set, gardencorev1beta1.ResourceShoots)
-	in.Demand = recommend.Demand{
-		Seeds: seedSamples(obs, gardencorev1beta1.ResourceShoots, now, maxAge), Target: shootsTarget,
-		AllocatablePerSeed: perSeed, AllocatableSource: source,
+	in.Demand = recommend.Demand{Seeds: seedSamples(obs, gardencorev1beta1.ResourceShoots, now, maxAge), Target: shootsTarget}
+	if obs.set != nil {
+		// The scheduler's answer, so that the replicas the autoscaler adds are the ones
+		// the pending shoots were counted against.
+		perSeed, err := setcapacity.NewReplicaShoots(obs.set, setcapacity.DefaultShoots)
+		in.Demand.AllocatablePerSeed, in.Demand.AllocatableSource = float64(perSeed.Shoots), perSeed.Source
+		if err != nil {
+			in.Demand.InvalidCapacityAnnotation = err.Error()
+		}
 	}
 	if obs.pending != nil && fresh(*obs.pending, now, maxAge) {
 		in.Demand.Pending, in.Demand.PendingKnown = obs.pending.value, true

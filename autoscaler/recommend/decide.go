@@ -167,6 +167,15 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 	default:
 		d.ScalingActive = Condition{Reason: ReasonIncompleteMetrics, Message: "scaling in is held, scaling out only on what is known: " + strings.Join(problems, "; ")}
 	}
+	if dm.InvalidCapacityAnnotation != "" {
+		// Scaling goes on with the capacity the set has without the annotation, as the
+		// scheduler's pending-fit does; the condition says so until the annotation is fixed.
+		if d.ScalingActive.Status {
+			d.ScalingActive = Condition{Reason: ReasonInvalidCapacityAnnotation, Message: dm.InvalidCapacityAnnotation}
+		} else {
+			d.ScalingActive.Message += "; " + dm.InvalidCapacityAnnotation
+		}
+	}
 	return best, reason, complete
 }
 

@@ -73,6 +73,9 @@ type Demand struct {
 	AllocatablePerSeed float64
 	// AllocatableSource says where AllocatablePerSeed came from, for messages.
 	AllocatableSource string
+	// InvalidCapacityAnnotation, when not empty, says that the target's capacity annotation
+	// is invalid and was ignored in AllocatablePerSeed.
+	InvalidCapacityAnnotation string
 }
 
 // Recommendation is a replica recommendation and when it was made.
@@ -164,14 +167,15 @@ const (
 	ReasonDryRun              ConditionReason = "DryRun"
 
 	// ScalingActive
-	ReasonValidMetricFound        ConditionReason = "ValidMetricFound"
-	ReasonWaitingForSeeds         ConditionReason = "WaitingForSeeds"
-	ReasonFailedGetResourceMetric ConditionReason = "FailedGetResourceMetric"
-	ReasonIncompleteMetrics       ConditionReason = "IncompleteMetrics"
-	ReasonFailedGetPendingMetric  ConditionReason = "FailedGetPendingMetric"
-	ReasonFallbackActive          ConditionReason = "FallbackActive"
-	ReasonScalingDisabled         ConditionReason = "ScalingDisabled"
-	ReasonInvalidSelector         ConditionReason = "InvalidSelector"
+	ReasonValidMetricFound          ConditionReason = "ValidMetricFound"
+	ReasonWaitingForSeeds           ConditionReason = "WaitingForSeeds"
+	ReasonFailedGetResourceMetric   ConditionReason = "FailedGetResourceMetric"
+	ReasonIncompleteMetrics         ConditionReason = "IncompleteMetrics"
+	ReasonFailedGetPendingMetric    ConditionReason = "FailedGetPendingMetric"
+	ReasonFallbackActive            ConditionReason = "FallbackActive"
+	ReasonScalingDisabled           ConditionReason = "ScalingDisabled"
+	ReasonInvalidSelector           ConditionReason = "InvalidSelector"
+	ReasonInvalidCapacityAnnotation ConditionReason = "InvalidCapacityAnnotation"
 
 	// ScalingLimited
 	ReasonDesiredWithinRange   ConditionReason = "DesiredWithinRange"

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +14,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
@@ -27,13 +27,11 @@ import (
 func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) (*gardencorev1beta1.Seed, bool) {
 	spec := set.Spec.Template.Spec
 	var tmpl *gardencorev1beta1.SeedTemplate
-	var resources *seedmanagementv1alpha1.ResourcesConfiguration
 	switch {
 	case spec.SeedTemplate != nil:
 		tmpl = spec.SeedTemplate
 	case spec.Gardenlet != nil && spec.Gardenlet.Config != nil && spec.Gardenlet.Config.SeedConfig != nil:
 		tmpl = spec.Gardenlet.Config.SeedConfig
-		resources = spec.Gardenlet.Config.Resources
 	default:
 		return nil, false
 	}
@@ -48,30 +46,10 @@ func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity in
 			},
 		},
 	}
-	allocatable := templateAllocatable(set, resources, defaultCapacity)
-	seed.Status.Allocatable = corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)}
+	// An invalid capacity annotation is ignored here as in the autoscaler, which reports it.
+	allocatable, _ := setcapacity.NewReplicaShoots(set, defaultCapacity)
+	seed.Status.Allocatable = corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(allocatable.Shoots, resource.DecimalSI)}
 	return seed, true
-}
-
-func templateAllocatable(set *seedmanagementv1alpha1.ManagedSeedSet, resources *seedmanagementv1alpha1.ResourcesConfiguration, defaultCapacity int64) int64 {
-	if v, ok := set.Annotations[seedmanagementv1alpha1.AnnotationCapacityPrefix+gardencorev1beta1.ResourceShoots]; ok {
-		if q, err := resource.ParseQuantity(v); err == nil {
-			return max(q.Value(), 0)
-		}
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return max(n, 0)
-		}
-	}
-	if resources != nil {
-		if c, ok := resources.Capacity[gardencorev1beta1.ResourceShoots]; ok {
-			allocatable := c.Value()
-			if r, ok := resources.Reserved[gardencorev1beta1.ResourceShoots]; ok {
-				allocatable -= r.Value()
-			}
-			return max(allocatable, 0)
-		}
-	}
-	return defaultCapacity
 }
 
 // PendingFit returns the ManagedSeedSets (sorted namespace/name keys) a new replica of
