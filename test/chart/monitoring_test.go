@@ -1,14 +1,23 @@
 package chart
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
+	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 // Under prometheus-operator every label a part writes must arrive as the part wrote it: the
@@ -53,4 +62,45 @@ func renderRelease(t *testing.T, release string, extra ...string) []*unstructure
 	objs, err := manifest.Read(strings.NewReader(out))
 	require.NoError(t, err)
 	return objs
+}
+
+// Without a label the operator's Prometheus selects, nothing is scraped and nothing says so
+// at run time: the install notes say it. Notes render on install only, so this dry-runs
+// installs against a real kube-apiserver.
+func TestNotesWarnWhenServiceMonitorsCarryNoReleaseLabel(t *testing.T) {
+	env, err := testenv.Start(testenv.Options{CRDDirectory: t.TempDir()})
+	require.NoError(t, err)
+	defer env.Stop()
+	// The operator's kinds, with an open schema: enough for helm to map them.
+	sch := runtime.NewScheme()
+	require.NoError(t, apiextensionsv1.AddToScheme(sch))
+	cl, err := client.New(env.Config, client.Options{Scheme: sch})
+	require.NoError(t, err)
+	for _, kind := range []string{"ServiceMonitor", "PrometheusRule"} {
+		plural := strings.ToLower(kind) + "s"
+		crd := &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: plural + ".monitoring.coreos.com"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: "monitoring.coreos.com", Scope: apiextensionsv1.NamespaceScoped,
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: strings.ToLower(kind)},
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+						Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+			},
+		}
+		require.NoError(t, cl.Create(context.Background(), crd))
+	}
+	kubeconfig, err := env.KubeconfigBytes()
+	require.NoError(t, err)
+	kcFile := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kcFile, kubeconfig, 0o600))
+	notes := func(args ...string) string {
+		out, err := helm(t, append([]string{"install", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
+			"--namespace", "seedscaler-system", "--create-namespace", "--dry-run=client"}, args...)...)
+		require.NoError(t, err, out)
+		return out[strings.Index(out, "NOTES:"):]
+	}
+	assert.Contains(t, notes("--set", "monitoring.serviceMonitors=true"), "--set monitoring.labels.release=")
+	assert.NotContains(t, notes("--set", "monitoring.serviceMonitors=true", "--set", "monitoring.labels.release=kps"), "WARNING")
+	assert.NotContains(t, notes("--set", "monitoring.serviceMonitors=false"), "WARNING")
 }
