@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """Writes alerts/seedscaler.rules.test.yaml from the case table below.
 
-promtool compares the annotations of a firing alert exactly, runbook text included; this
-table keeps each case short (series, time, expected labels) and renders the expected
-annotations from the rules file's templates with the case's label values, so a change of an
-annotation is one edit in the rules. The expected *labels*, firing or not, are written here
-by hand: they are what the tests check.
+promtool compares the annotations of a firing alert exactly; this table keeps each case short
+(series, time, expected labels) and renders the expected annotations from the rules file's
+templates with the case's label values, so a change of an annotation is one edit in the rules.
+The expected *labels*, firing or not, are written here by hand: they are what the tests check.
+
+The input series look as Prometheus stores them under prometheus-operator with the chart's
+ServiceMonitors: every series carries the target labels job, namespace, pod, instance,
+service, endpoint and container, except that a label the part writes itself wins (honorLabels),
+and the exporter and the scheduler run two replicas. Each exporter replica serves the same
+series; the scheduler's leader does the work and serves the pending gauge, the other replica
+serves its counters at zero.
 """
 import re, sys, yaml
 
@@ -15,7 +21,8 @@ OUT = "alerts/seedscaler.rules.test.yaml"
 rules = {}
 for g in yaml.safe_load(open(RULES))["groups"]:
     for r in g["rules"]:
-        rules[r["alert"]] = r
+        if "alert" in r:
+            rules[r["alert"]] = r
 
 def render(text, labels, value):
     text = re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels.get(m.group(1), ""), text)
@@ -34,93 +41,165 @@ def case(name, series, checks):
 def at(t, name, *alerts):
     return {"eval_time": t, "alertname": name, "exp_alerts": list(alerts)}
 
-seed = lambda n, usage, alloc: [S('garden_seed_usage{name="%s",resource="shoots"}' % n, usage),
-                                 S('garden_seed_allocatable{name="%s",resource="shoots"}' % n, alloc)]
+# --- Targets as prometheus-operator labels them -------------------------------------------
+
+RELEASE_NS = "seedscaler-system"
+PARTS = ["scheduler", "seed-controller", "set-controller", "exporter", "adapter", "autoscaler"]
+POD_SUFFIXES = ["7c9f8d6b4d-2kx9q", "7c9f8d6b4d-tq8mz", "7c9f8d6b4d-5bwhr"]
+
+def target(part, replica, job=None):
+    """The target labels of one pod of a part (job overridable for a look-alike job)."""
+    return {"job": job or "seedscaler-" + part, "namespace": RELEASE_NS,
+            "pod": "seedscaler-%s-%s" % (part, POD_SUFFIXES[replica]),
+            "instance": "10.244.%d.%d:8080" % (replica, 10 + PARTS.index(part)),
+            "service": "seedscaler-%s-metrics" % part, "endpoint": "metrics", "container": part}
+
+def deduplicated(part, own):
+    """The labels of a part's series after max without (instance, pod)."""
+    labels = {k: v for k, v in target(part, 0).items() if k not in ("instance", "pod")}
+    labels.update(own)
+    return labels
+
+def selector(name, labels):
+    return "%s{%s}" % (name, ",".join('%s="%s"' % kv for kv in labels.items()))
+
+def scraped(part, replica, name, own, values):
+    # honorLabels: the part's own labels win over the target's.
+    return S(selector(name, dict(target(part, replica), **own)), values)
+
+def samples(values):
+    """How many samples a promtool values string expands to."""
+    return sum(int(t.split("x")[1]) + 1 if "x" in t else 1 for t in values.split())
+
+def exporter(name, own, values, replicas=2):
+    """A series of the exporter: every replica serves it with the same values."""
+    return [scraped("exporter", i, name, own, values) for i in range(replicas)]
+
+def leader(part, name, own, values, replicas=2):
+    """A series of a leader-elected part: the leader (first pod) has the values, the other
+    replicas serve the counter at zero."""
+    standby = "0x%d" % (samples(values) - 1)
+    return [scraped(part, i, name, own, values if i == 0 else standby) for i in range(replicas)]
+
+# --- Capacity ------------------------------------------------------------------------------
+
+seed = lambda n, usage, alloc: (exporter("garden_seed_usage", {"name": n, "resource": "shoots"}, usage) +
+                                exporter("garden_seed_allocatable", {"name": n, "resource": "shoots"}, alloc))
 
 case("seed above 90% for 15m fires; below never does",
-     seed("a", "95x40", "100x40") + seed("b", "80x40", "100x40"),
+     seed("gcp-ew1-0", "95x40", "100x40") + seed("gcp-ew1-1", "80x40", "100x40"),
      [at("10m", "SeedApproachingCapacity"),
-      at("20m", "SeedApproachingCapacity", alert("SeedApproachingCapacity", {"name": "a"}, "95%"))])
+      at("20m", "SeedApproachingCapacity", alert("SeedApproachingCapacity", {"name": "gcp-ew1-0"}, "95%"))])
 case("hysteresis: keeps firing between 85% and 90%, resolves below 85%",
-     seed("a", "95x20 87x20 80x20", "100x60"),
-     [at("30m", "SeedApproachingCapacity", alert("SeedApproachingCapacity", {"name": "a"}, "87%")),
+     seed("gcp-ew1-0", "95x20 87x20 80x20", "100x60"),
+     [at("30m", "SeedApproachingCapacity", alert("SeedApproachingCapacity", {"name": "gcp-ew1-0"}, "87%")),
       at("50m", "SeedApproachingCapacity")])
 case("a seed rising to 87% without crossing 90% does not fire",
-     seed("a", "80x20 87x40", "100x60"),
+     seed("gcp-ew1-0", "80x20 87x40", "100x60"),
      [at("50m", "SeedApproachingCapacity")])
 case("full seed fires, one shoot short does not",
-     seed("a", "100x10", "100x10") + seed("b", "99x10", "100x10"),
-     [at("8m", "SeedFull", alert("SeedFull", {"name": "a"}))])
-info = lambda n, p, r: S('garden_seed_info{name="%s",provider="%s",region="%s",visible="true",managedseedset="",namespace=""}' % (n, p, r), "1x30")
+     seed("gcp-ew1-0", "100x10", "100x10") + seed("gcp-ew1-1", "99x10", "100x10"),
+     [at("8m", "SeedFull", alert("SeedFull", {"name": "gcp-ew1-0"}))])
+case("one shoot short of full stays silent",
+     seed("gcp-ew1-1", "99x10", "100x10"),
+     [at("8m", "SeedFull")])
+
+def info(n, provider, region, visible="true", managedseedset=""):
+    own = {"name": n, "provider": provider, "region": region, "visible": visible, "managedseedset": managedseedset}
+    if managedseedset:
+        own["namespace"] = "garden"
+    return exporter("garden_seed_info", own, "1x30")
+unscheduled = lambda provider, region, values: exporter("garden_shoots_unscheduled", {"provider": provider, "region": region}, values)
+
 case("region exhausted while shoots pend fires; a region with room does not",
-     seed("a", "10x30", "10x30") + seed("b", "5x30", "5x30") + seed("c", "3x30", "10x30") +
-     [info("a", "gcp", "europe-west1"), info("b", "gcp", "europe-west1"), info("c", "gcp", "us-central1"),
-      S('garden_shoots_unscheduled{provider="gcp",region="europe-west1"}', "4x30"),
-      S('garden_shoots_unscheduled{provider="gcp",region="us-central1"}', "2x30")],
+     seed("gcp-ew1-0", "10x30", "10x30") + seed("gcp-ew1-1", "5x30", "5x30") + seed("gcp-uc1-0", "3x30", "10x30") +
+     info("gcp-ew1-0", "gcp", "europe-west1", managedseedset="ew1") + info("gcp-ew1-1", "gcp", "europe-west1") +
+     info("gcp-uc1-0", "gcp", "us-central1") +
+     unscheduled("gcp", "europe-west1", "4x30") + unscheduled("gcp", "us-central1", "2x30"),
      [at("15m", "RegionCapacityExhausted", alert("RegionCapacityExhausted", {"provider": "gcp", "region": "europe-west1"}))])
 case("no pending shoots: a full region does not page",
-     seed("a", "10x30", "10x30") + [info("a", "gcp", "europe-west1"),
-      S('garden_shoots_unscheduled{provider="gcp",region="europe-west1"}', "0x30")],
+     seed("gcp-ew1-0", "10x30", "10x30") + info("gcp-ew1-0", "gcp", "europe-west1") +
+     unscheduled("gcp", "europe-west1", "0x30"),
      [at("15m", "RegionCapacityExhausted")])
-case("shoots pending for 15m fire; a short wait does not",
-     [S('garden_shoots_unscheduled{provider="aws",region="eu-west-1"}', "3x30"),
-      S('garden_shoots_unscheduled{provider="aws",region="us-east-1"}', "0x10 2x5 0x15")],
-     [at("20m", "ShootsUnscheduled", alert("ShootsUnscheduled", {"provider": "aws", "region": "eu-west-1"}, "3"))])
-case("a replica retried for 30m fires; no retries does not",
-     [S('garden_managedseedset_status_pending_replica_retries{namespace="garden",name="eu"}', "2x40"),
-      S('garden_managedseedset_status_pending_replica_retries{namespace="garden",name="us"}', "0x40")],
-     [at("35m", "ManagedSeedSetReplicaStuck", alert("ManagedSeedSetReplicaStuck", {"namespace": "garden", "name": "eu"}, "2"))])
-case("more replicas than asked for 30m fires; a set at its size does not",
-     [S('garden_managedseedset_status_replicas{namespace="garden",name="eu"}', "5x40"),
-      S('garden_managedseedset_spec_replicas{namespace="garden",name="eu"}', "3x40"),
-      S('garden_managedseedset_status_replicas{namespace="garden",name="us"}', "3x40"),
-      S('garden_managedseedset_spec_replicas{namespace="garden",name="us"}', "3x40")],
-     [at("35m", "ManagedSeedSetScaleInBlocked", alert("ManagedSeedSetScaleInBlocked", {"namespace": "garden", "name": "eu"}))])
-cond = lambda n, c, s, v: S('garden_seedautoscaler_condition{namespace="garden",name="%s",condition="%s",status="%s"}' % (n, c, s), v)
-case("metrics unavailable for 10m fires; active scaling does not",
-     [cond("eu", "ScalingActive", "False", "1x20"), cond("eu", "ScalingActive", "True", "0x20"),
-      cond("us", "ScalingActive", "False", "0x20"), cond("us", "ScalingActive", "True", "1x20")],
-     [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable",
-        {"namespace": "garden", "name": "eu", "condition": "ScalingActive", "status": "False"}))])
-sa = lambda n, desired, mx: [S('garden_seedautoscaler_status_desired_replicas{namespace="garden",name="%s"}' % n, desired),
-                             S('garden_seedautoscaler_spec_max_replicas{namespace="garden",name="%s"}' % n, mx)]
-case("held at maxReplicas while limited fires; at max without limit does not",
-     sa("eu", "10x40", "10x40") + sa("us", "10x40", "10x40") +
-     [cond("eu", "ScalingLimited", "True", "1x40"), cond("us", "ScalingLimited", "True", "0x40")],
-     [at("35m", "SeedAutoscalerAtMaxReplicas", alert("SeedAutoscalerAtMaxReplicas", {"namespace": "garden", "name": "eu"}))])
-for comp, alertname in (("exporter", "ExporterDown"), ("adapter", "AdapterDown")):
-    case("%s target down fires" % comp,
-         [S('up{job="seedscaler-%s",instance="10.0.0.1:8080"}' % comp, "0x10")],
-         [at("8m", alertname, alert(alertname, {"job": "seedscaler-%s" % comp, "instance": "10.0.0.1:8080"}))])
-    case("%s target gone fires" % comp,
-         [S('up{job="something-else",instance="10.0.0.2:8080"}', "1x10")],
-         [at("8m", alertname, alert(alertname, {}))])
-    case("%s up does not fire" % comp,
-         [S('up{job="seedscaler-%s",instance="10.0.0.1:8080"}' % comp, "1x10")],
-         [at("8m", alertname)])
+case("an invisible full seed leaves no room either; a visible seed with room does",
+     seed("gcp-ew1-0", "10x30", "10x30") + seed("gcp-ew1-1", "2x30", "10x30") +
+     info("gcp-ew1-0", "gcp", "europe-west1") + info("gcp-ew1-1", "gcp", "europe-west1", visible="false") +
+     seed("gcp-uc1-0", "10x30", "10x30") + seed("gcp-uc1-1", "2x30", "10x30") +
+     info("gcp-uc1-0", "gcp", "us-central1") + info("gcp-uc1-1", "gcp", "us-central1") +
+     unscheduled("gcp", "europe-west1", "1x30") + unscheduled("gcp", "us-central1", "1x30"),
+     [at("15m", "RegionCapacityExhausted", alert("RegionCapacityExhausted", {"provider": "gcp", "region": "europe-west1"}))])
 
-# Every alert also gets a case of its own where nothing may fire: the quiet series of the
-# mixed cases above, alone (a mixed case alone could pass with a rule that always fires
-# for every series when the firing one hides it).
-case("one shoot short of full stays silent",
-     seed("b", "99x10", "100x10"),
-     [at("8m", "SeedFull")])
+# --- Scheduling ----------------------------------------------------------------------------
+
+case("shoots pending for 15m fire, counted once; a short wait does not",
+     unscheduled("aws", "eu-west-1", "3x30") + unscheduled("aws", "us-east-1", "0x10 2x5 0x15"),
+     [at("20m", "ShootsUnscheduled", alert("ShootsUnscheduled", {"provider": "aws", "region": "eu-west-1"}, "3"))])
 case("a short wait for a seed stays silent",
-     [S('garden_shoots_unscheduled{provider="aws",region="us-east-1"}', "0x10 2x5 0x15")],
+     unscheduled("aws", "us-east-1", "0x10 2x5 0x15"),
      [at("20m", "ShootsUnscheduled")])
+
+# --- Seed management -----------------------------------------------------------------------
+
+mss = lambda metric, n, values: exporter("garden_managedseedset_" + metric, {"namespace": "garden", "name": n}, values)
+case("a replica retried for 30m fires; no retries does not",
+     mss("status_pending_replica_retries", "eu", "2x40") + mss("status_pending_replica_retries", "us", "0x40"),
+     [at("35m", "ManagedSeedSetReplicaStuck", alert("ManagedSeedSetReplicaStuck",
+        deduplicated("exporter", {"namespace": "garden", "name": "eu"}), "2"))])
 case("a set without retries stays silent",
-     [S('garden_managedseedset_status_pending_replica_retries{namespace="garden",name="us"}', "0x40")],
+     mss("status_pending_replica_retries", "us", "0x40"),
      [at("35m", "ManagedSeedSetReplicaStuck")])
+case("more replicas than asked for 30m fires; a set at its size does not",
+     mss("status_replicas", "eu", "5x40") + mss("spec_replicas", "eu", "3x40") +
+     mss("status_replicas", "us", "3x40") + mss("spec_replicas", "us", "3x40"),
+     [at("35m", "ManagedSeedSetScaleInBlocked", alert("ManagedSeedSetScaleInBlocked", {"namespace": "garden", "name": "eu"}))])
 case("a set at its size stays silent",
-     [S('garden_managedseedset_status_replicas{namespace="garden",name="us"}', "3x40"),
-      S('garden_managedseedset_spec_replicas{namespace="garden",name="us"}', "3x40")],
+     mss("status_replicas", "us", "3x40") + mss("spec_replicas", "us", "3x40"),
      [at("35m", "ManagedSeedSetScaleInBlocked")])
+
+# --- Autoscaling ---------------------------------------------------------------------------
+
+cond = lambda n, c, s, v: exporter("garden_seedautoscaler_condition", {"namespace": "garden", "name": n, "condition": c, "status": s}, v)
+sa = lambda metric, n, values: exporter("garden_seedautoscaler_" + metric, {"namespace": "garden", "name": n}, values)
+unavailable = lambda n: deduplicated("exporter", {"namespace": "garden", "name": n, "condition": "ScalingActive", "status": "False"})
+
+case("metrics unavailable for 10m fires; active scaling does not",
+     cond("eu", "ScalingActive", "False", "1x20") + cond("eu", "ScalingActive", "True", "0x20") +
+     sa("status_current_replicas", "eu", "3x20") + sa("spec_min_replicas", "eu", "1x20") +
+     cond("us", "ScalingActive", "False", "0x20") + cond("us", "ScalingActive", "True", "1x20") +
+     sa("status_current_replicas", "us", "3x20") + sa("spec_min_replicas", "us", "1x20"),
+     [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", unavailable("eu")))])
 case("active scaling stays silent",
-     [cond("us", "ScalingActive", "False", "0x20"), cond("us", "ScalingActive", "True", "1x20")],
+     cond("us", "ScalingActive", "False", "0x20") + cond("us", "ScalingActive", "True", "1x20") +
+     sa("status_current_replicas", "us", "3x20") + sa("spec_min_replicas", "us", "1x20"),
      [at("15m", "SeedAutoscalerMetricsUnavailable")])
+case("held at maxReplicas while limited fires; at max without limit does not",
+     sa("status_desired_replicas", "eu", "10x40") + sa("spec_max_replicas", "eu", "10x40") +
+     sa("status_desired_replicas", "us", "10x40") + sa("spec_max_replicas", "us", "10x40") +
+     cond("eu", "ScalingLimited", "True", "1x40") + cond("us", "ScalingLimited", "True", "0x40"),
+     [at("35m", "SeedAutoscalerAtMaxReplicas", alert("SeedAutoscalerAtMaxReplicas", {"namespace": "garden", "name": "eu"}))])
 case("at max without a limit stays silent",
-     sa("us", "10x40", "10x40") + [cond("us", "ScalingLimited", "True", "0x40")],
+     sa("status_desired_replicas", "us", "10x40") + sa("spec_max_replicas", "us", "10x40") +
+     cond("us", "ScalingLimited", "True", "0x40"),
      [at("35m", "SeedAutoscalerAtMaxReplicas")])
+
+# --- Health --------------------------------------------------------------------------------
+
+DOWN = {"exporter": "ExporterDown", "adapter": "AdapterDown"}
+# Jobs of a kube-prometheus-stack cluster that look like seedscaler's parts.
+LOOKALIKES = {"exporter": "node-exporter", "adapter": "prometheus-adapter"}
+def up(part, values_per_replica, job=None):
+    return [S(selector("up", target(part, i, job)), v) for i, v in enumerate(values_per_replica)]
+
+for part, alertname in DOWN.items():
+    case("every %s replica down fires once" % part,
+         up(part, ["0x10", "0x10"]),
+         [at("8m", alertname, alert(alertname, deduplicated(part, {})))])
+    case("no %s target, while %s is scraped, fires" % (part, LOOKALIKES[part]),
+         up(part, ["1x10"], job=LOOKALIKES[part]),
+         [at("8m", alertname, alert(alertname, {"job": "seedscaler-" + part}))])
+    case("one %s replica of two down, and %s down, stays silent" % (part, LOOKALIKES[part]),
+         up(part, ["1x10", "0x10"]) + up(part, ["0x10"], job=LOOKALIKES[part]),
+         [at("8m", alertname)])
 
 missing = set(rules) - {c["alertname"] for t in tests for c in t["alert_rule_test"] if c["exp_alerts"]}
 if missing:
