@@ -161,7 +161,7 @@ func TestScaleFromZeroOnPendingDemandAndDryRun(t *testing.T) {
 	stop := f.start(true)
 	require.Eventually(t, func() bool { return f.get().Status.DesiredReplicas == 3 }, timeout, tick)
 	require.Eventually(t, func() bool { return len(f.events("DryRunRescale")) > 0 }, timeout, tick)
-	assert.True(t, strings.HasPrefix(f.events("DryRunRescale")[0], "Dry run, not scaled: 0 → 3: 50 pending shoots fit a new replica"), f.events("DryRunRescale")[0])
+	assert.True(t, strings.HasPrefix(f.events("DryRunRescale")[0], "Dry run, not scaled: 0 → 3: 50 pending shoots fit no seed of the target and need 3 new replicas"), f.events("DryRunRescale")[0])
 	assert.Equal(t, "DryRun", f.condition(seedmanagementv1alpha1.SeedAutoscalerAbleToScale).Reason)
 	assert.Equal(t, int32(0), f.specReplicas())
 	stop()

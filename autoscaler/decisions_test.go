@@ -156,7 +156,8 @@ func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
 	f.waitForEvaluation()
 	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
 
-	// Scraped: measured from now on.
+	// The shoot is bound to it and the seed scraped: measured from now on.
+	f.metrics.setPending(f.name, 0)
 	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 0), 1)
 	f.clock.Step(15 * time.Second)
 	f.waitForTargets("1%/50%")
@@ -185,4 +186,26 @@ func TestInvalidCapacityAnnotationIsReportedAndReadAsTheScheduler(t *testing.T) 
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	assert.Contains(t, c.Message, `annotation capacity.seedmanagement.gardener.cloud/shoots="abc" of ManagedSeedSet invalid-capacity/invalid-capacity is not a whole number of shoots`)
 	assert.Contains(t, c.Message, "the default of 250 shoots per seed")
+}
+
+// Shoots that no seed of the set accepts need new seeds: the headroom of the existing
+// seeds cannot take them.
+func TestPendingShootsGetNewSeedsDespiteHeadroom(t *testing.T) {
+	f := newFixture(t, "pending-headroom")
+	set := f.createSet(3, map[string]string{seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "100"})
+	for i := range 3 {
+		f.addReplica(set, replicaName(f.name, i), 20, false)
+	}
+	f.metrics.setPending(f.name, 5)
+	f.createAutoscaler(1, 10, 70, nil)
+	f.start(false)
+
+	require.Eventually(t, func() bool { return f.specReplicas() == 4 }, timeout, tick)
+	assert.Equal(t, []string{"3 → 4: 5 pending shoots fit no seed of the target and need 1 new replicas (100 allocatable shoots per new seed at target 70%)"},
+		f.events("SuccessfulRescale"))
+	// The new replica has no seed yet; it takes the pending shoots once it has.
+	f.clock.Step(30 * time.Second)
+	f.waitForEvaluation()
+	assert.Equal(t, int32(4), f.specReplicas())
+	assert.NotEqual(t, "TooFewRemovableSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason)
 }

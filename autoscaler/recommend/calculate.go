@@ -172,28 +172,41 @@ func sameDirection(current int32, ratio float64, replicas int32) int32 {
 	return replicas
 }
 
-// PendingReplicas is the replicas that carry the measured usage plus the pending shoots
-// at the target: ceil((Σusage + pending) / (allocatable per seed × target)). Allocatable
-// per seed is the average over the ready, measured seeds, or the hint when there is none.
-// It returns ok=false when allocatable per seed is unknown.
-func PendingReplicas(d Demand) (replicas int32, allocatablePerSeed float64, ok bool) {
-	var usage, allocatable float64
-	measured := 0
+// PendingReplicas is the replicas the target needs for its pending shoots. A pending shoot
+// fits no seed of the target, so the headroom of its seeds cannot take it: it needs a new
+// replica. New replicas hold the pending shoots at the target of a new seed's allocatable
+// (the set's, as the scheduler sized the pending-fit; else the average of the ready seeds),
+// less the replicas that host no shoot yet (not registered, not Ready, or empty) and so take
+// pending shoots as soon as the scheduler retries them:
+//
+//	current + max(0, ceil(pending / (allocatable per new seed × target)) − replicas without shoots)
+//
+// It returns ok=false when the allocatable per new seed is unknown; replicas then asks for
+// one new replica unless one without shoots is there already.
+func PendingReplicas(d Demand, current int32) (replicas int32, allocatablePerSeed float64, ok bool) {
+	var allocatable float64
+	ready, hosting := 0, int32(0)
 	for _, s := range d.Seeds {
-		if s.Deleting || !s.Ready || !s.HasUsage || s.Allocatable <= 0 {
+		if s.Deleting {
 			continue
 		}
-		measured++
-		usage += s.Usage
-		allocatable += s.Allocatable
+		if s.Ready && s.Allocatable > 0 {
+			ready++
+			allocatable += s.Allocatable
+		}
+		empty := (s.HasUsage && s.Usage == 0) || (!s.HasUsage && !s.Ready)
+		if !empty {
+			hosting++
+		}
 	}
+	withoutShoots := max(0, current-hosting)
 	perSeed := d.AllocatablePerSeed
-	if measured > 0 {
-		perSeed = allocatable / float64(measured)
+	if perSeed <= 0 && ready > 0 {
+		perSeed = allocatable / float64(ready)
 	}
 	atTarget := d.Target.perSeed(perSeed)
 	if atTarget <= 0 {
-		return 0, perSeed, false
+		return current + max(0, 1-withoutShoots), perSeed, false
 	}
-	return ceilReplicas((usage + d.Pending) / atTarget), perSeed, true
+	return current + max(0, ceilReplicas(d.Pending/atTarget)-withoutShoots), perSeed, true
 }

@@ -166,28 +166,55 @@ func TestCalculateReplicasNoMeasurableSeed(t *testing.T) {
 	assert.EqualError(t, err, "none of the 2 seeds is ready with a usage metric (2 without a metric, 0 not ready or without allocatable)")
 }
 
+// Pending shoots fit no existing seed: they need new replicas, enough to hold them at the
+// target of a new replica's allocatable, less the replicas that have no shoots yet (not
+// registered, or empty), which the scheduler fills next.
 func TestPendingReplicas(t *testing.T) {
 	cases := []struct {
 		name    string
+		current int32
 		demand  Demand
 		want    int32
 		wantOK  bool
 		perSeed float64
 	}{
-		{name: "usage plus pending at target", demand: Demand{Pending: 30, PendingKnown: true, Seeds: seeds(100, 50, 50), Target: Target{UtilizationPercent: 50}},
-			want: 3, wantOK: true, perSeed: 100},
+		{name: "3 seeds at 20% plus 5 pending: headroom of seeds that refuse them does not count", current: 3,
+			demand: Demand{Pending: 5, PendingKnown: true, Seeds: seeds(100, 20, 20, 20), Target: Target{UtilizationPercent: 70}, AllocatablePerSeed: 100},
+			want:   4, wantOK: true, perSeed: 100},
+		{name: "many pending: new replicas at the target", current: 3,
+			demand: Demand{Pending: 150, PendingKnown: true, Seeds: seeds(100, 20, 20, 20), Target: Target{UtilizationPercent: 70}, AllocatablePerSeed: 100},
+			want:   6, wantOK: true, perSeed: 100},
+		{name: "a replica asked for and not registered yet takes them", current: 4,
+			demand: Demand{Pending: 5, PendingKnown: true, Seeds: seeds(100, 20, 20, 20), Target: Target{UtilizationPercent: 70}, AllocatablePerSeed: 100},
+			want:   4, wantOK: true, perSeed: 100},
+		{name: "a new seed Ready and still empty takes them (the scheduler retries them)", current: 4,
+			demand: Demand{Pending: 5, PendingKnown: true, Seeds: seeds(100, 20, 20, 20, 0), Target: Target{UtilizationPercent: 70}, AllocatablePerSeed: 100},
+			want:   4, wantOK: true, perSeed: 100},
+		{name: "a new seed NotReady and empty takes them", current: 4,
+			demand: Demand{Pending: 5, PendingKnown: true, Seeds: unready(seeds(100, 20, 20, 20, -1), 3), Target: Target{UtilizationPercent: 70}, AllocatablePerSeed: 100},
+			want:   4, wantOK: true, perSeed: 100},
+		{name: "an empty seed takes as many as it holds, new replicas the rest", current: 4,
+			demand: Demand{Pending: 100, PendingKnown: true, Seeds: seeds(100, 20, 20, 20, 0), Target: Target{UtilizationPercent: 70}, AllocatablePerSeed: 100},
+			want:   5, wantOK: true, perSeed: 100},
+		{name: "usage at the target plus pending", current: 2,
+			demand: Demand{Pending: 30, PendingKnown: true, Seeds: seeds(100, 50, 50), Target: Target{UtilizationPercent: 50}},
+			want:   3, wantOK: true, perSeed: 100},
 		{name: "from zero with the hint", demand: Demand{Pending: 120, PendingKnown: true, AllocatablePerSeed: 100, Target: Target{UtilizationPercent: 60}},
 			want: 2, wantOK: true, perSeed: 100},
 		{name: "from zero, average value needs no allocatable", demand: Demand{Pending: 25, PendingKnown: true, Target: Target{AverageValue: 10}},
 			want: 3, wantOK: true},
 		{name: "from zero without any size", demand: Demand{Pending: 5, PendingKnown: true, Target: Target{UtilizationPercent: 50}},
 			wantOK: false},
-		{name: "measured seeds win over the hint", demand: Demand{Pending: 10, PendingKnown: true, Seeds: seeds(20, 10), AllocatablePerSeed: 1000, Target: Target{UtilizationPercent: 100}},
-			want: 1, wantOK: true, perSeed: 20},
+		{name: "a new replica's allocatable wins over the measured seeds", current: 1,
+			demand: Demand{Pending: 10, PendingKnown: true, Seeds: seeds(20, 10), AllocatablePerSeed: 1000, Target: Target{UtilizationPercent: 100}},
+			want:   2, wantOK: true, perSeed: 1000},
+		{name: "without it, the measured seeds' average", current: 1,
+			demand: Demand{Pending: 30, PendingKnown: true, Seeds: seeds(20, 10), Target: Target{UtilizationPercent: 100}},
+			want:   3, wantOK: true, perSeed: 20},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, perSeed, ok := PendingReplicas(tc.demand)
+			got, perSeed, ok := PendingReplicas(tc.demand, tc.current)
 			assert.Equal(t, tc.wantOK, ok)
 			if tc.wantOK {
 				assert.Equal(t, tc.want, got)

@@ -139,15 +139,19 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 		complete = false
 		problems = append(problems, "pending shoots: the pending-fit metric is missing or stale")
 	case dm.Pending > 0:
-		replicas, perSeed, ok := PendingReplicas(dm)
+		replicas, perSeed, ok := PendingReplicas(dm, current)
+		size := fmt.Sprintf("%g allocatable shoots per new seed at target %s", perSeed, dm.Target)
 		if !ok {
 			// Without a size for a new seed, pending demand can still start one.
-			replicas = max(current, 1)
-			problems = append(problems, fmt.Sprintf("pending shoots: allocatable shoots per seed are unknown (%s), so %g pending shoots ask for at least 1 replica",
+			size = "allocatable shoots per new seed unknown"
+			problems = append(problems, fmt.Sprintf("pending shoots: allocatable shoots per seed are unknown (%s), so %g pending shoots ask for 1 new replica at a time",
 				orDefault(dm.AllocatableSource, "no seed to measure, no capacity annotation, no template resources"), dm.Pending))
 		}
-		replicas = max(replicas, 1)
-		propose(replicas, fmt.Sprintf("%g pending shoots fit a new replica (%g allocatable shoots per seed at target %s)", dm.Pending, perSeed, dm.Target))
+		if added := replicas - current; added > 0 {
+			propose(replicas, fmt.Sprintf("%g pending shoots fit no seed of the target and need %d new replicas (%s)", dm.Pending, added, size))
+		} else {
+			propose(replicas, fmt.Sprintf("%g pending shoots wait for the replicas that host no shoot yet (%s)", dm.Pending, size))
+		}
 	}
 
 	switch {

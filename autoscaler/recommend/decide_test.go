@@ -163,6 +163,25 @@ func TestDecidePendingDemand(t *testing.T) {
 	assert.Equal(t, int32(2), Decide(in).DesiredReplicas)
 }
 
+func TestDecidePendingShootsNeedNewSeeds(t *testing.T) {
+	// 3 seeds at 20% and 5 shoots that none of them accepts: utilization alone would scale
+	// in (and be held by TooFewRemovableSeeds for ever); the pending shoots need a new seed.
+	in := input(3, 1, 10, shootsMetric(70, 20, 20, 20))
+	in.Recommendations = []Recommendation{{At: t0.Add(-time.Hour), Replicas: 3}}
+	in.RemovableReplicas = 0
+	in.Demand.Pending, in.Demand.AllocatablePerSeed = 5, 100
+	d := Decide(in)
+	assert.Equal(t, int32(4), d.DesiredReplicas, d.Reason)
+	assert.Equal(t, "5 pending shoots fit no seed of the target and need 1 new replicas (100 allocatable shoots per new seed at target 70%)", d.Reason)
+	assert.NotEqual(t, ReasonTooFewRemovableSeeds, d.ScalingLimited.Reason)
+
+	// The next evaluation, with the new replica not registered yet: nothing more.
+	in.CurrentReplicas = 4
+	in.ScaleEvents = []ScaleEvent{{At: t0, Change: 1}}
+	in.Now = t0.Add(15 * time.Second)
+	assert.Equal(t, int32(4), Decide(in).DesiredReplicas, "the replica on its way takes the pending shoots")
+}
+
 func TestDecideFromZero(t *testing.T) {
 	zero := func() Input {
 		in := input(0, 0, 10, Metric{Key: "resource/shoots", Resource: "shoots", Target: Target{UtilizationPercent: 50}})
