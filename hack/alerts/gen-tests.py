@@ -138,6 +138,15 @@ case("a short wait for a seed stays silent",
      unscheduled("aws", "us-east-1", "0x10 2x5 0x15"),
      [at("20m", "ShootsUnscheduled")])
 
+attempts = lambda result, values: leader("scheduler", "seedscaler_scheduler_schedule_attempts_total", {"result": result}, values)
+case("half of the binds failing for 15m fires once for the scheduler",
+     attempts("scheduled", "0+6x40") + attempts("error", "0+6x40") + attempts("unschedulable", "0+6x40"),
+     [at("10m", "SchedulerBindsFailing"),
+      at("30m", "SchedulerBindsFailing", alert("SchedulerBindsFailing", {"namespace": RELEASE_NS, "job": "seedscaler-scheduler"}, "50%"))])
+case("an occasional conflict and many unschedulable shoots stay silent",
+     attempts("scheduled", "0+20x40") + attempts("error", "0+0.2x40") + attempts("unschedulable", "0+50x40"),
+     [at("30m", "SchedulerBindsFailing")])
+
 # --- Seed management -----------------------------------------------------------------------
 
 mss = lambda metric, n, values: exporter("garden_managedseedset_" + metric, {"namespace": "garden", "name": n}, values)
@@ -182,11 +191,30 @@ case("at max without a limit stays silent",
      cond("us", "ScalingLimited", "True", "0x40"),
      [at("35m", "SeedAutoscalerAtMaxReplicas")])
 
+# kube-prometheus-stack scrapes the kube-apiservers of the cluster's control plane (two here)
+# as job="apiserver"; each reports its own view of every APIService.
+def apiservice(name, values_per_apiserver):
+    return [S(selector("aggregator_unavailable_apiservice",
+                       {"job": "apiserver", "namespace": "default", "service": "kubernetes", "endpoint": "https",
+                        "instance": "172.18.0.%d:6443" % (2 + i), "name": name}), v)
+            for i, v in enumerate(values_per_apiserver)]
+apiserver_labels = {"job": "apiserver", "namespace": "default", "service": "kubernetes", "endpoint": "https"}
+case("the custom metrics APIService unavailable to one kube-apiserver for 5m fires once",
+     apiservice("v1beta2.custom.metrics.k8s.io", ["1x10", "0x10"]) + apiservice("v1beta1.custom.metrics.k8s.io", ["0x10", "0x10"]),
+     [at("3m", "MetricsAPIServiceUnavailable"),
+      at("8m", "MetricsAPIServiceUnavailable", alert("MetricsAPIServiceUnavailable",
+         dict(apiserver_labels, name="v1beta2.custom.metrics.k8s.io")))])
+case("another server's metrics APIService unavailable stays silent",
+     apiservice("v1beta1.metrics.k8s.io", ["1x10", "1x10"]) + apiservice("v1beta1.external.metrics.k8s.io", ["0x10", "0x10"]),
+     [at("8m", "MetricsAPIServiceUnavailable")])
+
 # --- Health --------------------------------------------------------------------------------
 
-DOWN = {"exporter": "ExporterDown", "adapter": "AdapterDown"}
+DOWN = {"exporter": "ExporterDown", "adapter": "AdapterDown", "scheduler": "SchedulerDown",
+        "seed-controller": "SeedControllerDown", "set-controller": "SetControllerDown", "autoscaler": "AutoscalerDown"}
 # Jobs of a kube-prometheus-stack cluster that look like seedscaler's parts.
-LOOKALIKES = {"exporter": "node-exporter", "adapter": "prometheus-adapter"}
+LOOKALIKES = {"exporter": "node-exporter", "adapter": "prometheus-adapter", "scheduler": "kube-scheduler",
+              "seed-controller": "gardenlet", "set-controller": "gardenlet", "autoscaler": "cluster-autoscaler"}
 def up(part, values_per_replica, job=None):
     return [S(selector("up", target(part, i, job)), v) for i, v in enumerate(values_per_replica)]
 
@@ -200,6 +228,29 @@ for part, alertname in DOWN.items():
     case("one %s replica of two down, and %s down, stays silent" % (part, LOOKALIKES[part]),
          up(part, ["1x10", "0x10"]) + up(part, ["0x10"], job=LOOKALIKES[part]),
          [at("8m", alertname)])
+
+def reconciles(part, controller, errors, total, replicas=1, job=None):
+    own = {"controller": controller}
+    series = leader(part, "controller_runtime_reconcile_errors_total", own, errors, replicas)
+    series += leader(part, "controller_runtime_reconcile_total", dict(own, result="error"), errors, replicas)
+    series += leader(part, "controller_runtime_reconcile_total", dict(own, result="success"), total, replicas)
+    if job:
+        series = [S(s["series"].replace('job="seedscaler-%s"' % part, 'job="%s"' % job), s["values"]) for s in series]
+    return series
+
+case("half of the set controller's reconciles failing for 15m fires",
+     reconciles("set-controller", "managedseedset", "0+3x40", "0+3x40", replicas=2),
+     [at("10m", "ControllerReconcileErrors"),
+      at("30m", "ControllerReconcileErrors", alert("ControllerReconcileErrors",
+         {"namespace": RELEASE_NS, "job": "seedscaler-set-controller", "controller": "managedseedset"}, "50%"))])
+case("every reconcile of the scheduler's leader failing fires once",
+     reconciles("scheduler", "scheduler", "0+2x40", "0x40", replicas=2),
+     [at("30m", "ControllerReconcileErrors", alert("ControllerReconcileErrors",
+         {"namespace": RELEASE_NS, "job": "seedscaler-scheduler", "controller": "scheduler"}, "100%"))])
+case("an occasional conflict, and a gardenlet's managedseed controller failing, stay silent",
+     reconciles("seed-controller", "managedseed", "0+0.2x40", "0+20x40") +
+     reconciles("seed-controller", "managedseed", "0+5x40", "0x40", job="gardenlet"),
+     [at("30m", "ControllerReconcileErrors")])
 
 missing = set(rules) - {c["alertname"] for t in tests for c in t["alert_rule_test"] if c["exp_alerts"]}
 if missing:
