@@ -20,22 +20,24 @@ const (
 	clusterRelease    = "seedscaler"
 	clusterNamespace  = "seedscaler-system"
 	clusterMonitoring = "monitoring"
+	// clusterPrometheusRelease is the release label the operator's Prometheus selects
+	// ServiceMonitors and rules by, as kube-prometheus-stack's selects its release name.
+	clusterPrometheusRelease = "kube-prometheus-stack"
 )
 
-// ChartValues are what the demo sets besides the chart's defaults: the in-cluster
-// Prometheus, and the timings the loopback demo gives the parts, so that a compressed day
-// shows the same behaviour.
-func ChartValues(prometheusNamespace string) []string {
-	return []string{
-		fmt.Sprintf("adapter.prometheusURL=http://%s.%s.svc:9090", cluster.PrometheusService, prometheusNamespace),
-		"seedController.extraArgs={--heartbeat-grace-period=20s}",
-		"autoscaler.extraArgs={--sync-period=5s}",
-	}
+// chartValues are what the demo sets besides the chart's defaults: the release label the
+// operator's Prometheus selects, as a user of kube-prometheus-stack sets it, and the timings
+// the loopback demo gives the parts, so that a compressed day shows the same behaviour.
+var chartValues = []string{
+	"monitoring.labels.release=" + clusterPrometheusRelease,
+	"seedController.extraArgs={--heartbeat-grace-period=20s}",
+	"autoscaler.extraArgs={--sync-period=5s}",
 }
 
-// StartOnCluster brings up a one-node cluster on this machine, installs the chart from
-// opts.Image into a namespace enforcing restricted Pod Security, runs Prometheus in a pod
-// scraping the parts through their Services, and applies the landscape. The simulator runs
+// StartOnCluster brings up a one-node cluster on this machine, runs prometheus-operator and
+// a Prometheus the way kube-prometheus-stack does, installs the chart from opts.Image into a
+// namespace enforcing restricted Pod Security (its ServiceMonitors and PrometheusRule
+// configure that Prometheus), and applies the landscape. The simulator runs
 // on this machine, outside the cluster, as gardenlets and tenants would.
 func StartOnCluster(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
 	root, err := testenv.RepositoryRoot()
@@ -74,17 +76,17 @@ func StartOnCluster(ctx context.Context, log logr.Logger, opts Options) (st *Sta
 	}
 	st.Env = &testenv.Environment{Config: cfg, Client: c, Scheme: sch}
 
-	log.Info("Installing the chart", "namespace", clusterNamespace)
-	if err := st.node.InstallChart(ctx, cluster.ChartOptions{
-		Helm: helm, Chart: filepath.Join(root, "charts", "seedscaler"), Release: clusterRelease, Namespace: clusterNamespace,
-		Values: ChartValues(clusterMonitoring),
+	log.Info("Starting prometheus-operator and its Prometheus in pods", "namespace", clusterMonitoring)
+	if st.prometheusURL, err = st.node.InstallPrometheusOperator(ctx, cluster.OperatorOptions{
+		Namespace: clusterMonitoring, Name: "kube-prometheus-stack", ReleaseLabel: clusterPrometheusRelease,
+		ScrapeInterval: 2 * time.Second,
 	}); err != nil {
 		return st, err
 	}
-	log.Info("Starting Prometheus in a pod")
-	if _, st.prometheusURL, err = st.node.InstallPrometheus(ctx, cluster.PrometheusOptions{
-		Namespace: clusterMonitoring, ScrapeNamespace: clusterNamespace, RulesConfigMap: clusterRelease + "-alerts",
-		ScrapeInterval: 2 * time.Second,
+	log.Info("Installing the chart", "namespace", clusterNamespace)
+	if err := st.node.InstallChart(ctx, cluster.ChartOptions{
+		Helm: helm, Chart: filepath.Join(root, "charts", "seedscaler"), Release: clusterRelease, Namespace: clusterNamespace,
+		Values: chartValues,
 	}); err != nil {
 		return st, err
 	}

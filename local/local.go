@@ -383,10 +383,11 @@ func (st *Stack) Stop() {
 // watch samples the landscape every interval until the run's duration is over, rendering
 // the live view, and returns the samples, scale events and wait times.
 func (st *Stack) watch(ctx context.Context, opts Options) ([]Sample, []scaleEvent, []time.Duration, error) {
-	reader, err := newCache(ctx, st.Env.Config, st.Env.Scheme)
+	reader, stopCache, err := newCache(ctx, st.Env.Config, st.Env.Scheme)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	defer stopCache()
 	start := time.Now()
 	deadline := time.NewTimer(opts.Duration)
 	defer deadline.Stop()
@@ -466,16 +467,25 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 }
 
 // newCache starts an informer cache for the kinds the live view reads.
-func newCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (client.Reader, error) {
+// newCache starts an informer cache for the live view. Its watches must end before the
+// landscape goes: stop cancels them and returns once they have.
+func newCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (reader client.Reader, stop func(), err error) {
 	c, err := cache.New(cfg, cache.Options{Scheme: scheme})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	go func() { _ = c.Start(ctx) }()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.Start(ctx)
+	}()
+	stop = func() { cancel(); <-done }
 	if !c.WaitForCacheSync(ctx) {
-		return nil, errors.New("the live view's cache did not sync")
+		stop()
+		return nil, nil, errors.New("the live view's cache did not sync")
 	}
-	return c, nil
+	return c, stop, nil
 }
 
 // Kill stops a running part at once, as a crash would (the end-to-end tests use it).

@@ -27,8 +27,8 @@ Run it from a checkout of the repository; ` + "`make demo`" + ` builds what it n
 
 With --cluster (as root; ` + "`make demo-cluster`" + `), the parts run as the Helm chart's pods instead: it
 starts a one-node Kubernetes cluster on this machine (kubelet, containerd, kube-proxy, CoreDNS),
-imports the image --image, installs the chart into a namespace enforcing restricted Pod
-Security, runs Prometheus in a pod, and tears the cluster down at the end.`,
+imports the image --image, runs prometheus-operator and its Prometheus in pods, installs the
+chart into a namespace enforcing restricted Pod Security, and tears the cluster down at the end.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Duration <= 0 {
