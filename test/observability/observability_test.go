@@ -1,7 +1,8 @@
 // Package observability checks the alert rules and Grafana dashboards that ship with
 // seedscaler against real Prometheus tooling: promtool validates and unit-tests the rules,
 // every PromQL expression parses, every metric it names is one the stack exports
-// (docs/metrics.md), and the chart carries exact copies of both.
+// (docs/metrics.md), every alert links its runbook (docs/runbooks.md), and the chart carries
+// exact copies of both.
 package observability
 
 import (
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,9 +45,10 @@ type ruleFile struct {
 	Groups []struct {
 		Name  string `json:"name"`
 		Rules []struct {
-			Alert  string `json:"alert"`
-			Record string `json:"record"`
-			Expr   string `json:"expr"`
+			Alert       string            `json:"alert"`
+			Record      string            `json:"record"`
+			Expr        string            `json:"expr"`
+			Annotations map[string]string `json:"annotations"`
 		} `json:"rules"`
 	} `json:"groups"`
 }
@@ -98,6 +101,70 @@ func TestEveryAlertHasAFiringAndASilentCase(t *testing.T) {
 			assert.True(t, firing[r.Alert], "alert %s has no case where it fires", r.Alert)
 			assert.True(t, silent[r.Alert], "alert %s has no case where it stays silent", r.Alert)
 		}
+	}
+}
+
+// runbooks is where every alert's runbook_url points, followed by the alert's section.
+const runbooks = "https://github.com/seedscaler/seedscaler/blob/main/docs/runbooks.md#"
+
+// githubAnchor is the fragment GitHub gives a Markdown heading.
+func githubAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Every alert links its own section of docs/runbooks.md, each section is an alert's and says
+// what the alert means, how to confirm it and how to fix it, and the page's links between
+// sections lead somewhere: the on-call engineer who follows an alert's link lands on its
+// runbook.
+func TestEveryAlertLinksItsRunbookSection(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root(t), "docs", "runbooks.md"))
+	require.NoError(t, err)
+	sections := map[string]string{} // anchor → the section's text
+	var current string
+	for _, line := range strings.Split(string(data), "\n") {
+		if heading, ok := strings.CutPrefix(line, "## "); ok {
+			current = githubAnchor(heading)
+			require.NotContains(t, sections, current, "docs/runbooks.md has two sections #%s", current)
+			sections[current] = ""
+			continue
+		}
+		if current != "" {
+			sections[current] += line + "\n"
+		}
+	}
+	linked := map[string]bool{}
+	for _, g := range readRules(t).Groups {
+		for _, r := range g.Rules {
+			if r.Alert == "" {
+				continue
+			}
+			url := r.Annotations["runbook_url"]
+			anchor, ok := strings.CutPrefix(url, runbooks)
+			if !assert.True(t, ok, "alert %s: runbook_url %q is not %s<section>", r.Alert, url, runbooks) {
+				continue
+			}
+			assert.Equal(t, githubAnchor(r.Alert), anchor, "alert %s must link the section named after it", r.Alert)
+			assert.Contains(t, sections, anchor, "alert %s links #%s, which docs/runbooks.md does not have", r.Alert, anchor)
+			linked[anchor] = true
+		}
+	}
+	for anchor, text := range sections {
+		assert.True(t, linked[anchor], "docs/runbooks.md has section #%s, which no alert links", anchor)
+		for _, part := range []string{"**Meaning.**", "**Confirm.**", "**Fix.**"} {
+			assert.Contains(t, text, part, "section #%s of docs/runbooks.md", anchor)
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\(#([^)]+)\)`).FindAllStringSubmatch(string(data), -1) {
+		assert.Contains(t, sections, m[1], "docs/runbooks.md links #%s, which it does not have", m[1])
 	}
 }
 
