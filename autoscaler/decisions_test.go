@@ -13,6 +13,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
 )
 
 // markDeleting gives obj a finalizer and deletes it, so that it stays with a
@@ -208,4 +209,31 @@ func TestPendingShootsGetNewSeedsDespiteHeadroom(t *testing.T) {
 	f.waitForEvaluation()
 	assert.Equal(t, int32(4), f.specReplicas())
 	assert.NotEqual(t, "TooFewRemovableSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason)
+}
+
+// The set controller keeps a replica whose Shoot carries protect-from-deletion as it keeps
+// one whose ManagedSeed does; the autoscaler counts it as not removable alike, rather than
+// ask for a scale-in the set cannot perform.
+func TestShootProtectedFromDeletionIsNotRemovable(t *testing.T) {
+	f := newFixture(t, "protected-shoot")
+	set := f.createSet(3, nil)
+	for i := range 3 {
+		f.addReplica(set, replicaName(f.name, i), 0, false)
+	}
+	for i := range 2 {
+		shoot := builders.MakeShoot(f.ns, replicaName(f.name, i)).Obj()
+		shoot.Annotations = map[string]string{seedmanagementv1alpha1.AnnotationProtectFromDeletion: "true"}
+		require.NoError(t, env.Client.Create(f.ctx, shoot))
+	}
+	f.metrics.setPending(f.name, 0)
+	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	})
+	f.start(false)
+
+	require.Eventually(t, func() bool {
+		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason == "TooFewRemovableSeeds"
+	}, timeout, tick)
+	assert.Equal(t, int32(2), f.specReplicas(), "two replicas are protected by their Shoots")
+	assert.Equal(t, []string{"3 → 2: resource/shoots is 0% of target 50%"}, f.events("SuccessfulRescale"))
 }

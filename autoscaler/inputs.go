@@ -41,6 +41,8 @@ type observation struct {
 	managedSeeds []seedmanagementv1alpha1.ManagedSeed
 	// managedSeedsDeleting names the ManagedSeeds of the target being deleted.
 	managedSeedsDeleting map[string]bool
+	// shootsProtected names the ManagedSeeds whose Shoot is protected from deletion.
+	shootsProtected map[string]bool
 	// set is the target when it is a ManagedSeedSet; nil otherwise.
 	set *seedmanagementv1alpha1.ManagedSeedSet
 	// usage per resource: seed name to sample; a resource is missing when it failed.
@@ -146,9 +148,11 @@ func target(t seedmanagementv1alpha1.MetricTarget) recommend.Target {
 
 // removableReplicas counts the replicas the set can remove beyond spec.replicas: replicas
 // asked for that do not exist yet, and existing ones that are not protected from deletion
-// and whose seed is empty, less those a scale-in in flight removes already (a fresh garden_seed_usage of 0 shoots, or status.usage when the metric is
-// missing; a replica without a registered seed hosts nothing). Without ManagedSeeds (a
-// target that is not a ManagedSeedSet) every empty seed counts.
+// (on the ManagedSeed or the Shoot, as the set controller reads it) and whose seed is
+// empty, less those a scale-in in flight removes already. Empty is a fresh
+// garden_seed_usage of 0 shoots, or status.usage when the metric is missing; a replica
+// without a registered seed hosts nothing. Without ManagedSeeds (a target that is not a
+// ManagedSeedSet) every empty seed counts.
 func removableReplicas(obs *observation, now time.Time, maxAge time.Duration) int32 {
 	empty := func(name string) bool {
 		seed, ok := obs.seeds[name]
@@ -177,7 +181,7 @@ func removableReplicas(obs *observation, now time.Time, maxAge time.Duration) in
 			continue
 		}
 		live++
-		if ms.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" {
+		if ms.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" || obs.shootsProtected[ms.Name] {
 			continue
 		}
 		if empty(ms.Name) {

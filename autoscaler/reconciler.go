@@ -97,6 +97,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets/scale,verbs=get;update
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch
 // The custom metrics API authorizes a metric as the subresource of the kind it describes:
 // exactly the two metrics the autoscaler reads, no wildcard.
 // +kubebuilder:rbac:groups=custom.metrics.k8s.io,resources=seeds.core.gardener.cloud/garden_seed_usage;managedseedsets.seedmanagement.gardener.cloud/seedscaler_scheduler_pending_shoots,verbs=get;list
@@ -255,6 +256,9 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 				obs.managedSeedsDeleting[list.Items[i].Name] = true
 			}
 		}
+		if err := r.readShootProtection(ctx, sa, obs); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.readSeeds(ctx, sa, selector, obs); err != nil {
 		return nil, err
@@ -285,6 +289,32 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 		obs.pending = &sample{value: pending.Value.AsApproximateFloat64(), at: pending.Timestamp.Time}
 	}
 	return obs, nil
+}
+
+// readShootProtection fills obs.shootsProtected: the set controller keeps a replica whose
+// Shoot carries protect-from-deletion as it keeps one whose ManagedSeed does. Only the
+// Shoots' metadata is cached, which is all this needs.
+func (r *Reconciler) readShootProtection(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation) error {
+	obs.shootsProtected = map[string]bool{}
+	for i := range obs.managedSeeds {
+		ms := &obs.managedSeeds[i]
+		name := ms.Name
+		if ms.Spec.Shoot != nil && ms.Spec.Shoot.Name != "" {
+			name = ms.Spec.Shoot.Name
+		}
+		shoot := &metav1.PartialObjectMetadata{}
+		shoot.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: name}, shoot); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue // not created yet, or gone
+			}
+			return fmt.Errorf("reading Shoot %s/%s of ManagedSeed %s, a replica of the target of SeedAutoscaler %s: %w", ms.Namespace, name, ms.Name, klog.KObj(sa), err)
+		}
+		if shoot.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" {
+			obs.shootsProtected[ms.Name] = true
+		}
+	}
+	return nil
 }
 
 // readSeeds fills obs.seeds with the target's seeds from the cache. Seeds are
