@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -232,15 +233,18 @@ func ApplyLandscape(ctx context.Context, c client.Client, root string) error {
 	}
 	// The root seed stands for a seed that existed before seedscaler: registered, with a
 	// gardenlet (the simulator renews its heartbeat). Its status is what a gardenlet reports.
-	soil := &gardencorev1beta1.Seed{}
-	if err := c.Get(ctx, client.ObjectKey{Name: rootSeed}, soil); err != nil {
-		return err
-	}
-	soil.Status.LastOperation = &gardencorev1beta1.LastOperation{
-		Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
-		Description: "Registered before seedscaler started.",
-	}
-	return c.Status().Update(ctx, soil)
+	// The parts may already run (the chart's pods) and write the seed too.
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		soil := &gardencorev1beta1.Seed{}
+		if err := c.Get(ctx, client.ObjectKey{Name: rootSeed}, soil); err != nil {
+			return err
+		}
+		soil.Status.LastOperation = &gardencorev1beta1.LastOperation{
+			Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
+			Description: "Registered before seedscaler started.",
+		}
+		return c.Status().Update(ctx, soil)
+	})
 }
 
 // part describes one child process: its subcommand and extra flags.
