@@ -177,10 +177,19 @@ case("metrics unavailable for 10m fires; active scaling does not",
      cond("us", "ScalingActive", "False", "0x20") + cond("us", "ScalingActive", "True", "1x20") +
      sa("status_current_replicas", "us", "3x20") + sa("spec_min_replicas", "us", "1x20"),
      [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", unavailable("eu")))])
+case("metrics missing at zero replicas the autoscaler chose (minReplicas 0) fire",
+     cond("eu", "ScalingActive", "False", "1x20") + cond("eu", "ScaledToZero", "True", "1x20") +
+     sa("status_current_replicas", "eu", "0x20") + sa("spec_min_replicas", "eu", "0x20"),
+     [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", unavailable("eu")))])
 case("active scaling stays silent",
      cond("us", "ScalingActive", "False", "0x20") + cond("us", "ScalingActive", "True", "1x20") +
      sa("status_current_replicas", "us", "3x20") + sa("spec_min_replicas", "us", "1x20"),
      [at("15m", "SeedAutoscalerMetricsUnavailable")])
+case("a target scaled to zero by hand with minReplicas 1 (ScalingDisabled) stays silent",
+     cond("eu", "ScalingActive", "False", "1x20") + cond("eu", "ScaledToZero", "True", "0x20") +
+     sa("status_current_replicas", "eu", "0x20") + sa("spec_min_replicas", "eu", "1x20"),
+     [at("15m", "SeedAutoscalerMetricsUnavailable")])
+
 case("held at maxReplicas while limited fires; at max without limit does not",
      sa("status_desired_replicas", "eu", "10x40") + sa("spec_max_replicas", "eu", "10x40") +
      sa("status_desired_replicas", "us", "10x40") + sa("spec_max_replicas", "us", "10x40") +
