@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,6 +36,14 @@ func (f *fixture) waitForTargets(want string) {
 	f.waitForStatus(fmt.Sprintf("TARGETS %q", want), func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
 		return st.Targets == want
 	})
+}
+
+// eventsOnceThere returns the notes of the events with the given reason once there are
+// want of them: events are written asynchronously to the decision.
+func (f *fixture) eventsOnceThere(reason string, want int) []string {
+	f.t.Helper()
+	require.Eventually(f.t, func() bool { return len(f.events(reason)) >= want }, timeout, tick, "fewer than %d %s events", want, reason)
+	return f.events(reason)
 }
 
 // waitForEvaluation waits until the autoscaler has evaluated at the fake clock's time: its
@@ -118,7 +127,7 @@ func TestSeedWithoutSampleDoesNotFreezeScaleIn(t *testing.T) {
 
 	// Three empty seeds and one counted full at 100 of 100: ceil(100 × 4 / 200) = 2.
 	require.Eventually(t, func() bool { return f.specReplicas() == 2 }, timeout, tick)
-	assert.Equal(t, []string{"4 → 2: resource/shoots is 0% of target 50%"}, f.events("SuccessfulRescale"))
+	assert.Equal(t, []string{"4 → 2: resource/shoots is 0% of target 50%"}, f.eventsOnceThere("SuccessfulRescale", 1))
 	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 	assert.Contains(t, c.Message, "1 of 4 seeds have no fresh metric")
@@ -203,7 +212,7 @@ func TestPendingShootsGetNewSeedsDespiteHeadroom(t *testing.T) {
 
 	require.Eventually(t, func() bool { return f.specReplicas() == 4 }, timeout, tick)
 	assert.Equal(t, []string{"3 → 4: 5 pending shoots fit no seed of the target and need 1 new replicas (100 allocatable shoots per new seed at target 70%)"},
-		f.events("SuccessfulRescale"))
+		f.eventsOnceThere("SuccessfulRescale", 1))
 	// The new replica has no seed yet; it takes the pending shoots once it has.
 	f.clock.Step(30 * time.Second)
 	f.waitForEvaluation()
@@ -235,5 +244,35 @@ func TestShootProtectedFromDeletionIsNotRemovable(t *testing.T) {
 		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason == "TooFewRemovableSeeds"
 	}, timeout, tick)
 	assert.Equal(t, int32(2), f.specReplicas(), "two replicas are protected by their Shoots")
-	assert.Equal(t, []string{"3 → 2: resource/shoots is 0% of target 50%"}, f.events("SuccessfulRescale"))
+	assert.Equal(t, []string{"3 → 2: resource/shoots is 0% of target 50%"}, f.eventsOnceThere("SuccessfulRescale", 1))
+}
+
+// Without the pending-fit series the autoscaler cannot know whether shoots wait for the
+// set, and holds every scale-in. The scheduler serves the series, 0 included, for every set
+// from the moment its caches have synced, so after a scheduler restart, a failover or a fresh
+// install the hold lasts only until then.
+func TestScalesInOnceThePendingSeriesIsServed(t *testing.T) {
+	f := newFixture(t, "pending-series")
+	set := f.createSet(4, nil)
+	for i := range 4 {
+		f.addReplica(set, replicaName(f.name, i), 0, false)
+	}
+	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	})
+	f.start(false)
+
+	// The scheduler restarted and has not synced yet: no series.
+	f.waitForStatus("FailedGetPendingMetric", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+		c := meta.FindStatusCondition(st.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+		return c != nil && c.Reason == "FailedGetPendingMetric"
+	})
+	assert.Equal(t, int32(4), f.specReplicas(), "no scale-in while pending shoots are unknown")
+
+	// Synced: 0 for the set.
+	f.metrics.setPending(f.name, 0)
+	require.Eventually(t, func() bool { return f.specReplicas() == 1 }, timeout, tick)
+	require.Eventually(t, func() bool {
+		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Status == metav1.ConditionTrue
+	}, timeout, tick)
 }

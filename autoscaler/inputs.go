@@ -49,7 +49,8 @@ type observation struct {
 	usage map[string]map[string]sample
 	// usageErrors per resource that could not be fetched at all.
 	usageErrors map[string]string
-	// pending shoots that fit a new replica; nil when unknown.
+	// pending shoots that fit a new replica; nil when unknown or when the target is not a
+	// ManagedSeedSet.
 	pending *sample
 }
 
@@ -239,7 +240,13 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 			in.Demand.InvalidCapacityAnnotation = err.Error()
 		}
 	}
-	if obs.pending != nil && fresh(*obs.pending, now, maxAge) {
+	switch {
+	case obs.set == nil:
+		// Pending-fit needs a template a pending shoot could fit; only a ManagedSeedSet
+		// has one, and the scheduler publishes the series for sets only. Another target
+		// has no pending demand to wait for.
+		in.Demand.PendingKnown = true
+	case obs.pending != nil && fresh(*obs.pending, now, maxAge):
 		in.Demand.Pending, in.Demand.PendingKnown = obs.pending.value, true
 	}
 	for _, f := range sa.Status.MetricFailures {

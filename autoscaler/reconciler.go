@@ -281,6 +281,9 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 		obs.usage[res] = byName
 	}
 
+	if obs.set == nil {
+		return obs, nil // no pending-fit for other kinds (buildInput)
+	}
 	pending, err := r.Metrics.NamespacedMetrics(sa.Namespace).GetForObject(targetGK, ref.Name, MetricPendingShoots, labels.Everything())
 	if err != nil {
 		r.Instruments.fetchError(MetricPendingShoots)

@@ -200,7 +200,14 @@ func (f *fixture) addReplica(set *seedmanagementv1alpha1.ManagedSeedSet, name st
 	ms.Spec.Shoot = &seedmanagementv1alpha1.Shoot{Name: name}
 	require.NoError(f.t, env.Client.Create(f.ctx, ms))
 
-	seed := builders.MakeSeed(name).Labels("foo", "bar", "set", f.name).Allocatable(100).Ready().Obj()
+	f.addSeed(name, shoots, "foo", "bar", "set", f.name)
+}
+
+// addSeed creates a ready Seed with the given labels and 100 allocatable shoots, and the
+// given usage in the metrics.
+func (f *fixture) addSeed(name string, shoots float64, labels ...string) {
+	f.t.Helper()
+	seed := builders.MakeSeed(name).Labels(labels...).Allocatable(100).Ready().Obj()
 	// Ready for an hour of the test's clock: long past bootstrapping.
 	for i := range seed.Status.Conditions {
 		seed.Status.Conditions[i].LastTransitionTime = metav1.NewTime(f.clock.Now().Add(-time.Hour))
