@@ -136,7 +136,9 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	promClient, err := promapi.NewClient(promapi.Config{Address: l.prom.URL})
 	require.NoError(b, err)
 	// Over the transport the adapter uses (no gzip), so that these are the adapter's queries.
-	querier := newInstantQuerier(promClient, &http.Client{Transport: (&Options{}).prometheusTransport()})
+	transport, _, err := newPrometheusTransport("", false)
+	require.NoError(b, err)
+	querier := newInstantQuerier(promClient, &http.Client{Transport: transport})
 	var promLatencies []time.Duration
 	for range samples {
 		start := time.Now()

@@ -36,6 +36,10 @@ type availability struct {
 
 	mu      sync.RWMutex
 	entries map[availableKey]availableEntry
+	// refused is the error of the last discovery when Prometheus refused the adapter's
+	// credentials, nil otherwise: a metric discovery could not look for is then not
+	// reported as not found.
+	refused error
 }
 
 func newAvailability(retention time.Duration) *availability {
@@ -64,6 +68,21 @@ func (a *availability) expire(now time.Time) {
 			delete(a.entries, k)
 		}
 	}
+}
+
+// setRefused records whether the last discovery found the adapter's credentials refused.
+func (a *availability) setRefused(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refused = err
+}
+
+// refusedCredentials is the error of the last discovery if Prometheus refused the
+// adapter's credentials in it, nil otherwise.
+func (a *availability) refusedCredentials() error {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.refused
 }
 
 // series returns the series an exposed metric of a rule reads, if discovery saw it.
@@ -109,7 +128,10 @@ func (d *discoverer) refresh(ctx context.Context) error {
 	// Ask for every series of the retention window, not only the newest samples: a series
 	// whose last scrape is a little late is still there.
 	start := now.Add(-d.cfg.Discovery.Retention.Duration)
-	var errs []error
+	var (
+		errs    []error
+		refused error
+	)
 	for i := range d.cfg.Rules {
 		r := &d.cfg.Rules[i]
 		names, err := d.seriesNames(ctx, r.SeriesQuery, start, now)
@@ -128,6 +150,13 @@ func (d *discoverer) refresh(ctx context.Context) error {
 		}
 		d.avail.seen(true, i, &r.query, names, now)
 	}
+	for _, err := range errs {
+		var r *credentialsRefusedError
+		if errors.As(err, &r) {
+			refused = r
+		}
+	}
+	d.avail.setRefused(refused)
 	d.avail.expire(now)
 	d.metrics.availableMetrics.WithLabelValues(apiCustom).Set(float64(len(d.avail.keys(false))))
 	d.metrics.availableMetrics.WithLabelValues(apiExternal).Set(float64(len(d.avail.keys(true))))

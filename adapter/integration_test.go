@@ -97,6 +97,24 @@ func createSeed(ctx context.Context, t testing.TB, seed *gardencorev1beta1.Seed)
 // targets.
 func startLandscape(t testing.TB, configYAML string, extra ...promrunner.Target) *landscape {
 	t.Helper()
+	return startLandscapeWith(t, landscapeOptions{config: configYAML, targets: extra})
+}
+
+// landscapeOptions vary the landscape of startLandscapeWith.
+type landscapeOptions struct {
+	// config replaces the built-in rules when not empty.
+	config string
+	// targets are scraped by Prometheus besides the exporter.
+	targets []promrunner.Target
+	// web secures Prometheus' own HTTP server.
+	web *promrunner.Web
+	// adapterArgs are flags of the adapter besides the chart's.
+	adapterArgs []string
+}
+
+// startLandscapeWith runs the exporter, Prometheus and the adapter until the test ends.
+func startLandscapeWith(t testing.TB, opts landscapeOptions) *landscape {
+	t.Helper()
 	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), testr.NewWithInterface(t, testr.Options{Verbosity: 0})))
 	t.Cleanup(cancel)
 
@@ -115,21 +133,21 @@ func startLandscape(t testing.TB, configYAML string, extra ...promrunner.Target)
 
 	bin, err := testenv.Tool("prometheus")
 	require.NoError(t, err)
-	prom, err := promrunner.Start(ctx, promrunner.Options{Binary: bin, ScrapeInterval: time.Second,
-		Targets: append([]promrunner.Target{{Job: "exporter", Addresses: []string{exporterListener.Addr().String()}}}, extra...)})
+	prom, err := promrunner.Start(ctx, promrunner.Options{Binary: bin, ScrapeInterval: time.Second, Web: opts.web,
+		Targets: append([]promrunner.Target{{Job: "exporter", Addresses: []string{exporterListener.Addr().String()}}}, opts.targets...)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = prom.Stop() })
 
 	l := &landscape{prom: prom}
-	l.startAdapter(ctx, t, configYAML)
+	l.startAdapter(ctx, t, opts.config, opts.adapterArgs...)
 	return l
 }
 
 // startAdapter runs the adapter in-process on a loopback port with a serving certificate
 // for its Service, and registers it as the APIService of both metrics APIs.
-func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML string) {
+func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML string, extraArgs ...string) {
 	t.Helper()
-	args := l.chartFlags(ctx, t, t.TempDir(), configYAML)
+	args := append(l.chartFlags(ctx, t, t.TempDir(), configYAML), extraArgs...)
 	metricsAddr, err := promrunner.FreeLoopbackAddress()
 	require.NoError(t, err)
 	healthAddr, err := promrunner.FreeLoopbackAddress()
@@ -137,6 +155,8 @@ func (l *landscape) startAdapter(ctx context.Context, t testing.TB, configYAML s
 	l.metricsURL, l.healthURL = "http://"+metricsAddr, "http://"+healthAddr
 	args = append(args, "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+healthAddr)
 	o, addr := adapterOptions(t, args...)
+	// A changed client configuration is seen within a fraction of a second, not ten.
+	o.PrometheusClientConfigReloadInterval = 200 * time.Millisecond
 	_, port, err := net.SplitHostPort(addr)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(ctx)
@@ -571,6 +591,89 @@ func TestUnauthorizedRequestsAreRefused(t *testing.T) {
 	impostor, err := l.ca.NewClientCert("front-proxy-client")
 	require.NoError(t, err)
 	assert.Contains(t, refused, get(impostor, "admin", "system:masters"), "a client certificate of another CA")
+}
+
+// Through the kube-apiserver, against a Prometheus serving TLS with basic auth, the adapter
+// given a CA and a password file as a mounted Secret: a list of seed usage works; a
+// password Prometheus no longer takes is an error that says so, never missing data; and
+// the Secret's new password, CA and client configuration apply without a restart.
+func TestSecuredPrometheusThroughTheAggregator(t *testing.T) {
+	ctx := context.Background()
+	createSeed(ctx, t, builders.MakeSeed("secured-a").Provider("aws", "eu-west-1").Labels("tier", "secured").Allocatable(5).Ready().Obj())
+	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot("default", "secured-a-0").SeedName("secured-a").Obj()))
+	promCA, err := pki.NewCA("prometheus-ca")
+	require.NoError(t, err)
+	serving, err := promCA.NewServingCert("localhost", "127.0.0.1")
+	require.NoError(t, err)
+	otherCA, err := pki.NewCA("another-ca")
+	require.NoError(t, err)
+	web := func(user, password string) promrunner.Web {
+		return promrunner.Web{CertPEM: serving.CertPEM, KeyPEM: serving.KeyPEM, Users: map[string]string{user: password}}
+	}
+	files := map[string]string{
+		"client.yaml": "tls_config: {ca_file: ca.crt}\nbasic_auth: {username: adapter, password_file: password}\n",
+		"ca.crt":      string(promCA.CertPEM()),
+		"password":    "first\n",
+	}
+	secret := newSecretVolume(t, files)
+	first := web("adapter", "first")
+	config := strings.NewReplacer("interval: 30s", "interval: 1s", "cacheTTL: 5s", "cacheTTL: 500ms").Replace(string(defaultRulesYAML))
+	l := startLandscapeWith(t, landscapeOptions{config: config, web: &first, adapterArgs: []string{"--prometheus-client-config=" + secret.path("client.yaml")}})
+	require.True(t, strings.HasPrefix(l.prom.URL, "https://"), l.prom.URL)
+	custom, _, _ := metricsClients(t, env.Config)
+	list := func() (map[string]int64, error) {
+		values, err := custom.RootScopedMetrics().GetForObjects(seedKind, labels.SelectorFromSet(labels.Set{"tier": "secured"}), "garden_seed_usage", labels.SelectorFromSet(labels.Set{"resource": "shoots"}))
+		if err != nil {
+			return nil, err
+		}
+		got := map[string]int64{}
+		for _, v := range values.Items {
+			got[v.DescribedObject.Name] = v.Value.Value()
+		}
+		return got, nil
+	}
+	listWorks := func(why string) {
+		t.Helper()
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			got, err := list()
+			if assert.NoError(c, err) {
+				assert.Equal(c, map[string]int64{"secured-a": 1}, got)
+			}
+		}, 60*time.Second, 250*time.Millisecond, why)
+	}
+	listFails := func(want, why string) {
+		t.Helper()
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			_, err := list()
+			if assert.Error(c, err) {
+				assert.False(c, apierrors.IsNotFound(err), "not found, as if data were missing: %v", err)
+				assert.Contains(c, err.Error(), want)
+			}
+		}, 30*time.Second, 250*time.Millisecond, why)
+	}
+	listWorks("through TLS with basic auth")
+
+	require.NoError(t, l.prom.SetWeb(web("adapter", "second")))
+	listFails("querying Prometheus: Prometheus refused the adapter's credentials (HTTP 401 Unauthorized): check --prometheus-client-config", "a password Prometheus no longer takes")
+
+	files["password"] = "second\n"
+	secret.update(t, files)
+	listWorks("the Secret's new password file, read without a restart")
+
+	files["ca.crt"] = string(otherCA.CertPEM())
+	secret.update(t, files)
+	listFails("x509: certificate signed by unknown authority", "a CA that did not sign Prometheus' certificate")
+	files["ca.crt"] = string(promCA.CertPEM())
+	secret.update(t, files)
+	listWorks("the Secret's CA file back, read without a restart")
+
+	// A user only the changed client configuration names. (Every change is seen failing
+	// first: a list may come from the adapter's short value cache.)
+	require.NoError(t, l.prom.SetWeb(web("seedscaler", "third")))
+	listFails("Prometheus refused the adapter's credentials (HTTP 401 Unauthorized)", "a user Prometheus does not know")
+	files["client.yaml"] = "tls_config: {ca_file: ca.crt}\nbasic_auth: {username: seedscaler, password: third}\n"
+	secret.update(t, files)
+	listWorks("the Secret's new client configuration, read without a restart")
 }
 
 // Start-up fails, naming the rule and the field, on what only the cluster or Prometheus can

@@ -78,6 +78,9 @@ func (q *instantQuerier) query(ctx context.Context, promQL string, at time.Time,
 	if _, err := answer.ReadFrom(resp.Body); err != nil {
 		return nil, fmt.Errorf("reading the answer of Prometheus (%s): %w", resp.Status, err)
 	}
+	if err := refusedCredentials(resp, answer.Bytes()); err != nil {
+		return nil, err
+	}
 	samples, err := decodeVector(answer.Bytes(), keep)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus answered %s: %w", resp.Status, err)

@@ -66,7 +66,7 @@ var (
 func NewProvider(cfg *Config, prom promapi.Client, hc *http.Client, clk clock.WithTicker, metrics *Metrics, kinds map[schema.GroupResource]schema.GroupVersionKind, mapper apimeta.RESTMapper, objects ObjectLister) *Provider {
 	return &Provider{
 		cfg:     cfg,
-		prom:    promv1.NewAPI(prom),
+		prom:    promv1.NewAPI(refusalReportingClient{prom}),
 		instant: newInstantQuerier(prom, hc),
 		clock:   clk,
 		metrics: metrics,
@@ -146,7 +146,7 @@ func (p *Provider) GetMetricByName(ctx context.Context, name types.NamespacedNam
 func (p *Provider) getMetricByName(ctx context.Context, name types.NamespacedName, info provider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValue, error) {
 	rule, series, ok := p.customRule(info)
 	if !ok {
-		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
+		return nil, p.unknownMetric(info.GroupResource, info.Metric)
 	}
 	res, err := p.queryObjects(ctx, rule, series, name.Namespace, metricSelector, matcher{rule.ObjectLabel, "=", name.Name})
 	if err != nil {
@@ -173,7 +173,7 @@ func (p *Provider) GetMetricBySelector(ctx context.Context, namespace string, se
 func (p *Provider) getMetricBySelector(ctx context.Context, namespace string, selector labels.Selector, info provider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValueList, error) {
 	rule, series, ok := p.customRule(info)
 	if !ok {
-		return nil, provider.NewMetricNotFoundError(info.GroupResource, info.Metric)
+		return nil, p.unknownMetric(info.GroupResource, info.Metric)
 	}
 	// The names a selector matched are remembered until an object changes (objects.go), so
 	// they are read before the query rather than beside it.
@@ -289,7 +289,7 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 		}
 	}
 	if rule == nil {
-		return nil, provider.NewMetricNotFoundError(gr, info.Metric)
+		return nil, p.unknownMetric(gr, info.Metric)
 	}
 	matchers, err := selectorMatchers(metricSelector)
 	if err != nil {
@@ -355,6 +355,15 @@ func (p *Provider) run(ctx context.Context, q valueQuery) (result, error) {
 		}
 	}
 	return readResult(halves.values, halves.timestamps, p.clock.Now(), p.cfg.Values.Staleness.Duration), nil
+}
+
+// unknownMetric is the error for a metric no rule serves: not found, unless discovery could
+// not look because Prometheus refused the adapter's credentials.
+func (p *Provider) unknownMetric(gr schema.GroupResource, metric string) error {
+	if err := p.avail.refusedCredentials(); err != nil {
+		return apierrors.NewServiceUnavailable(fmt.Sprintf("listing the metrics of Prometheus: %v", err))
+	}
+	return provider.NewMetricNotFoundError(gr, metric)
 }
 
 // notFound says that a metric has no usable value for an object, and why.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,13 @@ type Options struct {
 	HealthProbeBindAddress string
 	// PrometheusURL is the base URL of the Prometheus to query.
 	PrometheusURL string
+	// PrometheusClientConfig is a file in prometheus/common's HTTP client format: TLS,
+	// credentials, headers and proxy of the queries. Empty: plain requests, a proxy from
+	// the environment.
+	PrometheusClientConfig string
+	// PrometheusClientConfigReloadInterval is how often PrometheusClientConfig is read
+	// again; defaultClientConfigReloadInterval when zero.
+	PrometheusClientConfigReloadInterval time.Duration
 	// PrometheusTimeout bounds every query to Prometheus.
 	PrometheusTimeout time.Duration
 	// PrometheusCompression asks Prometheus for gzipped answers. Off by default: a list
@@ -82,7 +90,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path of a kubeconfig for the object cache and the delegated authentication and authorization. Empty: $KUBECONFIG, then the in-cluster configuration.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8092", "Address the adapter's own metrics are served on (/metrics, plain HTTP); \"0\" disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8093", "Address /healthz and /readyz are served on (plain HTTP); \"0\" disables them.")
-	fs.StringVar(&o.PrometheusURL, "prometheus-url", "", "Base URL of the Prometheus that scrapes the exporter and the scheduler, e.g. http://prometheus-operated.monitoring.svc:9090.")
+	fs.StringVar(&o.PrometheusURL, "prometheus-url", "", "Base URL of the Prometheus that scrapes the exporter and the scheduler, e.g. http://prometheus-operated.monitoring.svc:9090. Give credentials in --prometheus-client-config, not as user:password@ here, where a pod's arguments show them.")
+	fs.StringVar(&o.PrometheusClientConfig, "prometheus-client-config", "", "HTTP client configuration file of the queries to Prometheus, in the format of a Prometheus scrape configuration's client settings (tls_config, basic_auth, authorization, oauth2, http_headers, proxy_url; docs/adapter.md). Read again when it changes. Empty: plain requests.")
 	fs.DurationVar(&o.PrometheusTimeout, "prometheus-timeout", o.PrometheusTimeout, "Time limit of one query to Prometheus.")
 	fs.BoolVar(&o.PrometheusCompression, "prometheus-compression", false, "Ask Prometheus for gzipped answers: less traffic, more CPU on both sides. For a Prometheus across a slow or metered link.")
 	fs.StringVar(&o.ConfigPath, "config", "", "Adapter configuration file (rules, discovery, staleness; docs/adapter.md). Empty: the built-in rules.")
@@ -94,12 +103,41 @@ func (o *Options) Validate() error {
 	var errs []error
 	if o.PrometheusURL == "" {
 		errs = append(errs, errors.New("--prometheus-url is required: the base URL of the Prometheus that scrapes the exporter, e.g. http://prometheus-operated.monitoring.svc:9090"))
+	} else if err := checkPrometheusURL(o.PrometheusURL); err != nil {
+		errs = append(errs, err)
 	}
 	if o.PrometheusTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--prometheus-timeout must be positive, got %s", o.PrometheusTimeout))
 	}
 	errs = append(errs, o.Server.Validate()...)
 	return errors.Join(errs...)
+}
+
+// checkPrometheusURL refuses a --prometheus-url that is not an absolute http or https
+// URL, never showing a password it holds.
+func checkPrometheusURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url's errors quote the URL, and may quote a part of an unescaped password.
+		return fmt.Errorf("--prometheus-url %s is not a URL (escape special characters of a password, or better give it in --prometheus-client-config)", redactURL(raw))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--prometheus-url %s: want an http:// or https:// URL with a host, e.g. https://thanos-query.monitoring.svc:9091", redactURL(raw))
+	}
+	return nil
+}
+
+// prometheusClient builds the HTTP client of every query to Prometheus from
+// --prometheus-client-config, and the transport to watch for changes of it.
+func (o *Options) prometheusClient() (*http.Client, *prometheusTransport, error) {
+	transport, cfg, err := newPrometheusTransport(o.PrometheusClientConfig, o.PrometheusCompression)
+	if err != nil {
+		return nil, nil, err
+	}
+	if u, err := url.Parse(o.PrometheusURL); err == nil && u.User != nil && hasCredentials(cfg) {
+		return nil, nil, fmt.Errorf("--prometheus-url %s holds credentials, and --prometheus-client-config %s has its own: keep them in the file only", redactURL(o.PrometheusURL), o.PrometheusClientConfig)
+	}
+	return &http.Client{Timeout: o.PrometheusTimeout, Transport: transport, CheckRedirect: transport.checkRedirect}, transport, nil
 }
 
 // Run serves the metrics APIs until ctx ends. Configuration errors, unknown resources and
@@ -117,6 +155,14 @@ func Run(ctx context.Context, o *Options) error {
 	cfg, err := LoadConfig(o.ConfigPath)
 	if err != nil {
 		return err
+	}
+	promHTTP, promTransport, err := o.prometheusClient()
+	if err != nil {
+		return err
+	}
+	prometheusURL := redactURL(o.PrometheusURL)
+	if u, _ := url.Parse(o.PrometheusURL); u != nil && u.User != nil {
+		log.Info("The Prometheus URL holds credentials, which the pod's arguments show to anyone who may read it: give them in --prometheus-client-config instead", "prometheus", prometheusURL)
 	}
 	restConfig, err := o.restConfig()
 	if err != nil {
@@ -146,11 +192,15 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 
-	promHTTP := &http.Client{Timeout: o.PrometheusTimeout, Transport: o.prometheusTransport()}
 	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: promHTTP})
 	if err != nil {
-		return fmt.Errorf("--prometheus-url %q: %w", o.PrometheusURL, err)
+		return fmt.Errorf("--prometheus-url %s: %w", prometheusURL, err)
 	}
+	interval := o.PrometheusClientConfigReloadInterval
+	if interval <= 0 {
+		interval = defaultClientConfigReloadInterval
+	}
+	go promTransport.watch(ctx, clk, interval)
 	reg := prometheus.NewRegistry()
 	metrics, err := NewMetrics(reg)
 	if err != nil {
@@ -166,7 +216,7 @@ func Run(ctx context.Context, o *Options) error {
 		if badSelector(err) {
 			return fmt.Errorf("Prometheus refuses a series query of the adapter rules: %w", err)
 		}
-		log.Error(err, "First discovery of available metrics failed; retrying every interval", "prometheus", o.PrometheusURL)
+		log.Error(err, "First discovery of available metrics failed; retrying every interval", "prometheus", prometheusURL)
 	}
 	go disc.run(ctx)
 
@@ -183,7 +233,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	prepared := server.GenericAPIServer.PrepareRun()
 	serving.Store(true)
-	log.Info("Serving custom and external metrics", "prometheus", o.PrometheusURL, "rules", len(cfg.Rules), "externalRules", len(cfg.ExternalRules))
+	log.Info("Serving custom and external metrics", "prometheus", prometheusURL, "clientConfig", o.PrometheusClientConfig, "rules", len(cfg.Rules), "externalRules", len(cfg.ExternalRules))
 	return prepared.RunWithContext(ctx)
 }
 
@@ -224,16 +274,6 @@ func openAPIDefinitions(ref openapicommon.ReferenceCallback) map[string]openapic
 		maps.Copy(definitions, generated(ref))
 	}
 	return definitions
-}
-
-// prometheusTransport is the transport of the adapter's queries. Each list runs two queries
-// side by side, and several autoscalers may list at once: more idle connections are kept
-// than Go's default two, so that a burst does not open and close connections.
-func (o *Options) prometheusTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DisableCompression = !o.PrometheusCompression
-	t.MaxIdleConnsPerHost = 16
-	return t
 }
 
 // restConfig loads --kubeconfig (or $KUBECONFIG, then in-cluster), and points the delegated
