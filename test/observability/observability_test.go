@@ -1,8 +1,9 @@
 // Package observability checks the alert rules and Grafana dashboards that ship with
 // seedscaler against real Prometheus tooling: promtool validates and unit-tests the rules,
 // every PromQL expression parses, every metric it names is one the stack exports
-// (docs/metrics.md), every alert links its runbook (docs/runbooks.md), and the chart carries
-// exact copies of both.
+// (docs/metrics.md), every alert links its runbook (docs/runbooks.md), every alert and
+// dashboard query gives the same answer with one, two or five replicas of a part, and the
+// chart carries exact copies of both.
 package observability
 
 import (
