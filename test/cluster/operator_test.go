@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,9 +110,32 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 			cond := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
 			return cond != nil && cond.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", cond)
 		})
-		rules, err := prom.Rules(ctx, nil)
-		require.NoError(t, err)
-		assert.NotEmpty(t, rules.Groups, "the chart's PrometheusRule was not loaded")
+		// The chart's rules are loaded and every one evaluates: with two exporter replicas a
+		// join on one instance's series would fail as many-to-many.
+		waitFor(t, "every alert and recording rule evaluated without error", 2*time.Minute, func() (bool, string) {
+			rules, err := prom.Rules(ctx, nil)
+			if err != nil {
+				return false, err.Error()
+			}
+			if len(rules.Groups) == 0 {
+				return false, "the chart's PrometheusRule is not loaded"
+			}
+			for _, g := range rules.Groups {
+				for _, r := range g.Rules {
+					var name, health, lastError string
+					switch r := r.(type) {
+					case promv1.AlertingRule:
+						name, health, lastError = r.Name, string(r.Health), r.LastError
+					case promv1.RecordingRule:
+						name, health, lastError = r.Name, string(r.Health), r.LastError
+					}
+					if health != "ok" {
+						return false, fmt.Sprintf("%s/%s: %s %s", g.Name, name, health, lastError)
+					}
+				}
+			}
+			return true, ""
+		})
 	})
 
 	restartsUnderARamp(ctx, t, cs, c)
