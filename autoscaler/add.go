@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/scale"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -110,6 +113,9 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 	}
 	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
+		// After an error, retry within the sync period: the default doubles up to about 16
+		// minutes, far longer than an autoscaler may go unevaluated.
+		WithOptions(controller.Options{RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, r.SyncPeriod)}).
 		For(&seedmanagementv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&seedmanagementv1alpha1.ManagedSeedSet{},
 			handler.EnqueueRequestsFromMapFunc(r.MapSetToAutoscalers),

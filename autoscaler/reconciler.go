@@ -50,8 +50,16 @@ const (
 	EventFailedRescale EventReason = "FailedRescale"
 	// EventFailedGetScale: reading the target's scale failed.
 	EventFailedGetScale EventReason = "FailedGetScale"
-	// EventMetricsUnavailable: metrics are missing, partial or stale (ScalingActive False).
+	// EventMetricsUnavailable: a metric or the pending demand cannot be read (ScalingActive
+	// False with FailedGetResourceMetric, IncompleteMetrics, FailedGetPendingMetric or
+	// FallbackActive).
 	EventMetricsUnavailable EventReason = "MetricsUnavailable"
+	// EventScalingDisabled: someone else scaled the target to zero; the autoscaler leaves it.
+	EventScalingDisabled EventReason = "ScalingDisabled"
+	// EventInvalidSelector: the target's scale has no usable selector; the replicas hold.
+	EventInvalidSelector EventReason = "InvalidSelector"
+	// EventInvalidCapacityAnnotation: the target's capacity annotation is ignored.
+	EventInvalidCapacityAnnotation EventReason = "InvalidCapacityAnnotation"
 	// EventScalingLimited: a scale-in was held at what the set can remove.
 	EventScalingLimited EventReason = "ScalingLimited"
 )
@@ -136,9 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 
 // reconcileNormal is the story of one evaluation; it leaves the new status in sa.
 func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) error {
-	log := logf.FromContext(ctx)
 	now := r.Clock.Now()
-
 	gr, sc, err := r.getScale(ctx, sa)
 	if err != nil {
 		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, false, recommend.ReasonFailedGetScale, err.Error())
@@ -147,15 +153,36 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 	}
 	sa.Status.CurrentReplicas = sc.Spec.Replicas
 
-	obs, err := r.observe(ctx, sa, sc)
+	d, err := r.decide(ctx, sa, sc, now)
 	if err != nil {
 		return err
 	}
-	if obs == nil { // the selector is unusable; the condition says why
-		return nil
-	}
+	return r.apply(ctx, sa, gr, sc, d, now)
+}
 
-	d := recommend.Decide(buildInput(sa, obs, now, r.MetricMaxAge))
+// decide observes the target's seeds and metrics and decides. With an unusable selector
+// nothing can be observed: the replicas hold and ScalingActive says why.
+func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, now time.Time) (recommend.Decision, error) {
+	selector, err := labels.Parse(sc.Status.Selector)
+	if err != nil || selector.Empty() {
+		msg := fmt.Sprintf("the target's scale has no usable status.selector (%q), so the seeds of the target cannot be found and the replicas hold: the target's controller must publish a selector of its seeds", sc.Status.Selector)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		in := buildInput(sa, &observation{current: sc.Spec.Replicas}, now, r.MetricMaxAge)
+		return recommend.Hold(in, recommend.Condition{Reason: recommend.ReasonInvalidSelector, Message: msg}), nil
+	}
+	obs, err := r.observe(ctx, sa, sc, selector)
+	if err != nil {
+		return recommend.Decision{}, err
+	}
+	return recommend.Decide(buildInput(sa, obs, now, r.MetricMaxAge)), nil
+}
+
+// apply scales the target to the decision and puts the decision into status, also when the
+// scale cannot be written: status then shows what was decided and why it did not happen.
+func (r *Reconciler) apply(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
+	log := logf.FromContext(ctx)
 	current, desired := sc.Spec.Replicas, d.DesiredReplicas
 	log.V(1).Info("Decided", "current", current, "desired", desired, "reason", d.Reason)
 
@@ -170,7 +197,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 			sc.Spec.Replicas = desired
 			if _, err := r.Scales.Scales(sa.Namespace).Update(ctx, gr, sc, metav1.UpdateOptions{}); err != nil {
 				err = fmt.Errorf("scaling %s %s/%s from %d to %d: %w", sa.Spec.ScaleTargetRef.Kind, sa.Namespace, sa.Spec.ScaleTargetRef.Name, current, desired, err)
-				r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, false, recommend.ReasonFailedUpdateScale, err.Error())
+				r.writeDecision(sa, d, recommend.Condition{Reason: recommend.ReasonFailedUpdateScale, Message: err.Error()})
 				r.event(sa, corev1.EventTypeWarning, EventFailedRescale, "Scale", "%s", err.Error())
 				return err
 			}
@@ -217,26 +244,15 @@ func (r *Reconciler) getScale(ctx context.Context, sa *seedmanagementv1alpha1.Se
 	return gr, sc, nil
 }
 
-// observe reads the target's seeds from the cache and their metrics from the custom
-// metrics API. It returns nil when the target's selector is unusable.
-func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale) (*observation, error) {
+// observe reads the target's seeds, those the selector of its scale picks, from the cache
+// and their metrics from the custom metrics API.
+func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, selector labels.Selector) (*observation, error) {
 	obs := &observation{
 		current:     sc.Spec.Replicas,
 		seeds:       map[string]*gardencorev1beta1.Seed{},
 		usage:       map[string]map[string]sample{},
 		usageErrors: map[string]string{},
 	}
-	selector, err := labels.Parse(sc.Status.Selector)
-	if err != nil || selector.Empty() {
-		msg := fmt.Sprintf("the target's scale has no usable status.selector (%q): the seeds of the target cannot be found", sc.Status.Selector)
-		if err != nil {
-			msg += ": " + err.Error()
-		}
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, false, recommend.ReasonInvalidSelector, msg)
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, true, recommend.ReasonReadyForNewScale, "the target's scale can be read")
-		return nil, nil
-	}
-
 	ref := sa.Spec.ScaleTargetRef
 	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
 	targetGK := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
@@ -357,7 +373,8 @@ func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d 
 	wasActive := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
 	wasLimited := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingLimited)
 	if !d.ScalingActive.Status && (wasActive == nil || wasActive.Status != metav1.ConditionFalse || wasActive.Reason != string(d.ScalingActive.Reason)) {
-		r.event(sa, corev1.EventTypeWarning, EventMetricsUnavailable, "Evaluate", "%s", d.ScalingActive.Message)
+		typ, reason := scalingActiveEvent(d.ScalingActive.Reason)
+		r.event(sa, typ, reason, "Evaluate", "%s", d.ScalingActive.Message)
 	}
 	if d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds && (wasLimited == nil || wasLimited.Reason != string(d.ScalingLimited.Reason)) {
 		r.event(sa, corev1.EventTypeNormal, EventScalingLimited, "Evaluate", "%s", d.ScalingLimited.Message)
@@ -371,6 +388,24 @@ func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d 
 	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, able.Status, able.Reason, able.Message)
 	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive.Status, d.ScalingActive.Reason, d.ScalingActive.Message)
 	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited.Status, d.ScalingLimited.Reason, d.ScalingLimited.Message)
+}
+
+// scalingActiveEvent is the event of a reason of ScalingActive False: MetricsUnavailable
+// only when metrics are, so that the event means one thing; a reason of its own otherwise,
+// a Warning for what needs fixing, Normal for what someone chose.
+func scalingActiveEvent(reason recommend.ConditionReason) (string, EventReason) {
+	switch reason {
+	case recommend.ReasonFailedGetResourceMetric, recommend.ReasonIncompleteMetrics, recommend.ReasonFailedGetPendingMetric, recommend.ReasonFallbackActive:
+		return corev1.EventTypeWarning, EventMetricsUnavailable
+	case recommend.ReasonScalingDisabled:
+		return corev1.EventTypeNormal, EventScalingDisabled
+	case recommend.ReasonInvalidSelector:
+		return corev1.EventTypeWarning, EventInvalidSelector
+	case recommend.ReasonInvalidCapacityAnnotation:
+		return corev1.EventTypeWarning, EventInvalidCapacityAnnotation
+	default:
+		return corev1.EventTypeWarning, EventReason(reason)
+	}
 }
 
 func (r *Reconciler) setCondition(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string, status bool, reason recommend.ConditionReason, message string) {

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -247,6 +248,13 @@ func (f *fixture) createAutoscaler(minR, maxR, utilization int32, behavior *seed
 // with a fresh Reconciler, so two starts are a restart.
 func (f *fixture) start(dryRun bool) (stop func()) {
 	f.t.Helper()
+	return f.startWith(func(_ manager.Manager, r *autoscaler.Reconciler) { r.DryRun = dryRun })
+}
+
+// startWith is start with the Reconciler changed by customize before it is added to the
+// manager.
+func (f *fixture) startWith(customize func(manager.Manager, *autoscaler.Reconciler)) (stop func()) {
+	f.t.Helper()
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -257,8 +265,9 @@ func (f *fixture) start(dryRun bool) (stop func()) {
 	instruments, err := autoscaler.NewInstruments(prometheus.NewRegistry())
 	require.NoError(f.t, err)
 	r := &autoscaler.Reconciler{
-		Metrics: f.metrics, Clock: f.clock, SyncPeriod: 100 * time.Millisecond, DryRun: dryRun, Instruments: instruments,
+		Metrics: f.metrics, Clock: f.clock, SyncPeriod: 100 * time.Millisecond, Instruments: instruments,
 	}
+	customize(mgr, r)
 	ctx, cancel := context.WithCancel(f.ctx)
 	require.NoError(f.t, r.AddToManager(ctx, mgr))
 	done := make(chan error, 1)

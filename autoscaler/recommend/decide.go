@@ -57,6 +57,24 @@ func Decide(in Input) Decision {
 	return d
 }
 
+// Hold is the decision when nothing can be observed: the replicas stay, no metric is known,
+// nothing is recorded for the windows, and active says why.
+func Hold(in Input, active Condition) Decision {
+	d := Decision{
+		DesiredReplicas: in.CurrentReplicas,
+		Reason:          active.Message,
+		Recommendations: in.Recommendations,
+		MetricFailures:  in.MetricFailures,
+		AbleToScale:     Condition{Status: true, Reason: ReasonReadyForNewScale, Message: "the target's scale can be read"},
+		ScalingActive:   active,
+		ScalingLimited:  Condition{Reason: ReasonDesiredWithinRange, Message: "nothing was decided, the replicas hold"},
+	}
+	for _, m := range in.Metrics {
+		d.Metrics = append(d.Metrics, MetricValue{Key: m.Key, Resource: m.Resource, Target: m.Target, Proposal: -1})
+	}
+	return d
+}
+
 // proposeFromMetrics returns the largest proposal across metrics and pending demand (-1
 // when nothing could be evaluated), the reason of the winner, and whether every input was
 // complete. It fills the metric values, failures and ScalingActive.
