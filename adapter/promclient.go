@@ -46,6 +46,12 @@ func parseClientConfig(content []byte, dir string) (*config.HTTPClientConfig, er
 	// An empty file is the defaults, as an empty scrape configuration section would be.
 	cfg := config.DefaultHTTPClientConfig
 	if err := yaml.UnmarshalStrict(content, &cfg); err != nil {
+		// One line per field, e.g. "line 3: field passwrd_file not found in type
+		// config.plain", joined into one.
+		var fields *yaml.TypeError
+		if errors.As(err, &fields) {
+			return nil, errors.New(strings.Join(fields.Errors, "; "))
+		}
 		return nil, err
 	}
 	cfg.SetDirectory(dir)

@@ -74,7 +74,7 @@ func TestBadClientConfigurationStopsStartUp(t *testing.T) {
 		name, config string
 		want         []string
 	}{
-		{"misspelled field", "basic_auth: {username: adapter, passwrd_file: password}", []string{"field passwrd_file not found"}},
+		{"misspelled field", "basic_auth: {username: adapter, passwrd_file: password}", []string{": line 1: field passwrd_file not found in type config.plain"}},
 		{"missing password file", "basic_auth: {username: adapter, password_file: password}", []string{"basic_auth.password_file: open " + filepath.Join(dir, "password")}},
 		{"missing bearer token file", "bearer_token_file: /var/run/secrets/tokens/none", []string{"bearer_token_file: open /var/run/secrets/tokens/none"}},
 		{"missing credentials file", "authorization: {credentials_file: token}", []string{"authorization.credentials_file: open " + filepath.Join(dir, "token")}},
