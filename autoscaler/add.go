@@ -116,7 +116,8 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		// After an error, retry within the sync period: the default doubles up to about 16
 		// minutes, far longer than an autoscaler may go unevaluated.
 		WithOptions(controller.Options{RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, r.SyncPeriod)}).
-		For(&seedmanagementv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Annotations too: pausing and resuming take effect at once.
+		For(&seedmanagementv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&seedmanagementv1alpha1.ManagedSeedSet{},
 			handler.EnqueueRequestsFromMapFunc(r.MapSetToAutoscalers),
 			builder.WithPredicates(TargetChanged())).

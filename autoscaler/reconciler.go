@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -56,6 +57,10 @@ const (
 	EventMetricsUnavailable EventReason = "MetricsUnavailable"
 	// EventScalingDisabled: someone else scaled the target to zero; the autoscaler leaves it.
 	EventScalingDisabled EventReason = "ScalingDisabled"
+	// EventScalingPaused: the pause annotation holds the target at its replicas.
+	EventScalingPaused EventReason = "ScalingPaused"
+	// EventInvalidPausedReplicas: the pause annotation is not a number; the replicas hold.
+	EventInvalidPausedReplicas EventReason = "InvalidPausedReplicas"
 	// EventInvalidSelector: the target's scale has no usable selector; the replicas hold.
 	EventInvalidSelector EventReason = "InvalidSelector"
 	// EventInvalidCapacityAnnotation: the target's capacity annotation is ignored.
@@ -145,6 +150,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 // reconcileNormal is the story of one evaluation; it leaves the new status in sa.
 func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) error {
 	now := r.Clock.Now()
+	sa.Status.Reference = sa.Spec.ScaleTargetRef.Kind + "/" + sa.Spec.ScaleTargetRef.Name
 	gr, sc, err := r.getScale(ctx, sa)
 	if err != nil {
 		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, false, recommend.ReasonFailedGetScale, err.Error())
@@ -157,7 +163,24 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 	if err != nil {
 		return err
 	}
-	return r.apply(ctx, sa, gr, sc, d, now)
+	return r.apply(ctx, sa, gr, sc, pause(sa, sc.Spec.Replicas, d), now)
+}
+
+// pause applies the pause annotation to a decision: the target goes to the paused replicas;
+// with a value that is not a number of replicas, it stays where it is.
+func pause(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32, d recommend.Decision) recommend.Decision {
+	v, ok := sa.Annotations[seedmanagementv1alpha1.AnnotationPausedReplicas]
+	if !ok {
+		return d
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || n < 0 {
+		return recommend.Pause(d, current, recommend.Condition{Reason: recommend.ReasonInvalidPausedReplicas, Message: fmt.Sprintf(
+			"annotation %s=%q is not a whole number of replicas (0 or more, such as \"3\"): the autoscaler holds the target at its %d replicas until the annotation is corrected or removed",
+			seedmanagementv1alpha1.AnnotationPausedReplicas, v, current)})
+	}
+	return recommend.Pause(d, int32(n), recommend.Condition{Reason: recommend.ReasonScalingPaused, Message: fmt.Sprintf(
+		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, seedmanagementv1alpha1.AnnotationPausedReplicas)})
 }
 
 // decide observes the target's seeds and metrics and decides. With an unusable selector
@@ -215,7 +238,7 @@ func (r *Reconciler) apply(ctx context.Context, sa *seedmanagementv1alpha1.SeedA
 
 	r.writeDecision(sa, d, able)
 	switch {
-	case scaled && desired == 0:
+	case scaled && desired == 0 && d.ScalingActive.Reason != recommend.ReasonScalingPaused:
 		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, true, recommend.ReasonScaledToZero,
 			"the autoscaler scaled the target to zero replicas: it had no demand and its last seed was empty")
 	case current > 0 || scaled:
@@ -399,6 +422,10 @@ func scalingActiveEvent(reason recommend.ConditionReason) (string, EventReason) 
 		return corev1.EventTypeWarning, EventMetricsUnavailable
 	case recommend.ReasonScalingDisabled:
 		return corev1.EventTypeNormal, EventScalingDisabled
+	case recommend.ReasonScalingPaused:
+		return corev1.EventTypeNormal, EventScalingPaused
+	case recommend.ReasonInvalidPausedReplicas:
+		return corev1.EventTypeWarning, EventInvalidPausedReplicas
 	case recommend.ReasonInvalidSelector:
 		return corev1.EventTypeWarning, EventInvalidSelector
 	case recommend.ReasonInvalidCapacityAnnotation:

@@ -184,3 +184,50 @@ func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFrom
 func findCondition(st seedmanagementv1alpha1.SeedAutoscalerStatus, typ string) *metav1.Condition {
 	return meta.FindStatusCondition(st.Conditions, typ)
 }
+
+// The pause annotation scales the target to its replicas and holds it there, whatever the
+// metrics say, until it is removed; an invalid value holds the target where it is.
+func TestPausedReplicasHoldTheTarget(t *testing.T) {
+	f := newFixture(t, "paused")
+	set := f.createSet(2, nil)
+	f.addReplica(set, replicaName(f.name, 0), 90, false)
+	f.addReplica(set, replicaName(f.name, 1), 90, false)
+	f.metrics.setPending(f.name, 0)
+	sa := f.createAutoscaler(1, 10, 50, nil)
+	sa.Annotations = map[string]string{seedmanagementv1alpha1.AnnotationPausedReplicas: "3"}
+	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.start(false)
+
+	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
+	f.waitForStatus("ScalingPaused", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+		c := findCondition(st, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+		return c != nil && c.Reason == "ScalingPaused"
+	})
+	st := f.get().Status
+	assert.Equal(t, "ManagedSeedSet/paused", st.Reference)
+	assert.Equal(t, int32(3), st.DesiredReplicas)
+	assert.Equal(t, "90%/50%", st.Targets, "still measured while paused")
+	assert.Equal(t, []string{"2 → 3: paused at 3 replicas by the annotation seedmanagement.gardener.cloud/paused-replicas; remove it to resume autoscaling"}, f.eventsOnceThere("SuccessfulRescale", 1))
+	assert.NotEmpty(t, f.eventsOnceThere("ScalingPaused", 1))
+	f.clock.Step(time.Minute)
+	f.waitForEvaluation()
+	assert.Equal(t, int32(3), f.specReplicas(), "90% of target 50% would be 4")
+
+	// Not a number: held where it is, and said.
+	sa = f.get()
+	sa.Annotations[seedmanagementv1alpha1.AnnotationPausedReplicas] = "three"
+	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.waitForStatus("InvalidPausedReplicas", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+		c := findCondition(st, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+		return c != nil && c.Reason == "InvalidPausedReplicas"
+	})
+	notes := f.eventsOnceThere("InvalidPausedReplicas", 1)
+	assert.Contains(t, notes[0], `annotation seedmanagement.gardener.cloud/paused-replicas="three" is not a whole number of replicas`)
+	assert.Equal(t, int32(3), f.specReplicas())
+
+	// Removed: the autoscaler decides again.
+	sa = f.get()
+	delete(sa.Annotations, seedmanagementv1alpha1.AnnotationPausedReplicas)
+	require.NoError(t, env.Client.Update(f.ctx, sa))
+	require.Eventually(t, func() bool { return f.specReplicas() == 4 }, timeout, tick)
+}

@@ -75,6 +75,18 @@ func Hold(in Input, active Condition) Decision {
 	return d
 }
 
+// Pause overrides a decision while the autoscaler is paused (KEDA's paused-replicas): the
+// target goes to replicas and stays, whatever the metrics say, and active says why. The
+// metrics are still measured and the recommendations recorded, so that the windows know
+// the demand when the autoscaler resumes.
+func Pause(d Decision, replicas int32, active Condition) Decision {
+	d.DesiredReplicas, d.Reason = replicas, active.Message
+	d.AbleToScale = Condition{Status: true, Reason: ReasonReadyForNewScale, Message: "the target's scale can be read"}
+	d.ScalingActive = active
+	d.ScalingLimited = Condition{Reason: ReasonDesiredWithinRange, Message: "paused: no limit applies"}
+	return d
+}
+
 // proposeFromMetrics returns the largest proposal across metrics and pending demand (-1
 // when nothing could be evaluated), the reason of the winner, and whether every input was
 // complete. It fills the metric values, failures and ScalingActive.

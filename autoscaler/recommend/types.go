@@ -176,6 +176,8 @@ const (
 	ReasonScalingDisabled           ConditionReason = "ScalingDisabled"
 	ReasonInvalidSelector           ConditionReason = "InvalidSelector"
 	ReasonInvalidCapacityAnnotation ConditionReason = "InvalidCapacityAnnotation"
+	ReasonScalingPaused             ConditionReason = "ScalingPaused"
+	ReasonInvalidPausedReplicas     ConditionReason = "InvalidPausedReplicas"
 
 	// ScalingLimited
 	ReasonDesiredWithinRange   ConditionReason = "DesiredWithinRange"

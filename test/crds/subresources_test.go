@@ -157,17 +157,24 @@ func TestPrinterColumnsMakeKubectlGetUseful(t *testing.T) {
 
 	sa := example(t, "seedautoscaler.yaml")
 	sa.SetNamespace("columns")
+	sa.SetAnnotations(map[string]string{seedmanagementv1alpha1.AnnotationPausedReplicas: "3"})
 	require.NoError(t, env.Client.Create(ctx, sa))
 	typedSA := &seedmanagementv1alpha1.SeedAutoscaler{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(sa), typedSA))
 	typedSA.Status.Targets, typedSA.Status.CurrentReplicas = "45%/50%", 3
+	typedSA.Status.Reference = "ManagedSeedSet/crazy-botany"
+	meta.SetStatusCondition(&typedSA.Status.Conditions, metav1.Condition{Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "ScalingPaused"})
+	meta.SetStatusCondition(&typedSA.Status.Conditions, metav1.Condition{Type: seedmanagementv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionTrue, Reason: "TooManyReplicas"})
 	require.NoError(t, env.Client.Status().Update(ctx, typedSA))
 	got = cells(t, table(t, "/apis/seedmanagement.gardener.cloud/v1alpha1/namespaces/columns/seedautoscalers"), "crazy-botany")
-	assert.Equal(t, "crazy-botany", got["Reference"])
+	assert.Equal(t, "ManagedSeedSet/crazy-botany", got["Reference"], "Kind/Name, as HPA's REFERENCE")
 	assert.Equal(t, "45%/50%", got["Targets"])
 	assert.Equal(t, "1", got["MinReplicas"])
 	assert.Equal(t, "10", got["MaxReplicas"])
 	assert.Equal(t, "3", got["Replicas"])
+	assert.Equal(t, "False", got["Active"])
+	assert.Equal(t, "True", got["Limited"])
+	assert.Equal(t, "3", got["Paused"])
 	assert.Contains(t, got, "Age")
 }
 

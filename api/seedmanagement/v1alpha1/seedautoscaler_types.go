@@ -19,15 +19,25 @@ const (
 	SeedAutoscalerScaledToZero = "ScaledToZero"
 )
 
+// AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
+// autoscaling.keda.sh/paused-replicas does: the autoscaler scales the target to the given
+// number of replicas, a whole number of 0 or more, keeps it there and decides nothing else
+// until the annotation is removed.
+const AnnotationPausedReplicas = "seedmanagement.gardener.cloud/paused-replicas"
+
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=sa
-// +kubebuilder:printcolumn:name="Reference",type=string,JSONPath=`.spec.scaleTargetRef.name`
+// sa is ServiceAccounts' short name and always resolves to them, so seedas it is.
+// +kubebuilder:resource:shortName=seedas
+// +kubebuilder:printcolumn:name="Reference",type=string,JSONPath=`.status.reference`
 // +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targets`
 // +kubebuilder:printcolumn:name="MinReplicas",type=integer,JSONPath=`.spec.minReplicas`
 // +kubebuilder:printcolumn:name="MaxReplicas",type=integer,JSONPath=`.spec.maxReplicas`
 // +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.status.currentReplicas`
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredReplicas`,priority=1
+// +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingActive")].status`
+// +kubebuilder:printcolumn:name="Limited",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingLimited")].status`
+// +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.seedmanagement\.gardener\.cloud/paused-replicas`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SeedAutoscaler scales a ManagedSeedSet (or anything with a scale subresource) so that the
@@ -257,6 +267,10 @@ type SeedAutoscalerStatus struct {
 	// lastScaleTime is when the autoscaler last changed the target's replicas.
 	// +optional
 	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+	// reference is the target as Kind/Name, for kubectl, e.g. ManagedSeedSet/demo.
+	// +optional
+	// +kubebuilder:validation:MaxLength=320
+	Reference string `json:"reference,omitempty"`
 	// currentReplicas is the target's replicas as last seen.
 	// +optional
 	CurrentReplicas int32 `json:"currentReplicas"`
