@@ -257,8 +257,8 @@ type part struct {
 func (st *Stack) startParts() ([]promrunner.Target, error) {
 	parts := []part{
 		{name: "scheduler", scrape: true},
-		{name: "seed-controller", args: []string{"--heartbeat-grace-period=20s"}},
-		{name: "set-controller"},
+		{name: "seed-controller", scrape: true, args: []string{"--heartbeat-grace-period=20s"}},
+		{name: "set-controller", scrape: true},
 		{name: "exporter", scrape: true},
 		{name: "autoscaler", scrape: true, args: []string{"--sync-period=5s"}},
 	}
