@@ -75,6 +75,9 @@ var (
 	seedAutoscalerConditionDesc = prometheus.NewDesc("garden_seedautoscaler_condition",
 		"Status of a SeedAutoscaler condition: 1 for the current status, 0 for the others.",
 		[]string{"namespace", "name", "condition", "status"}, nil)
+	seedAutoscalerConditionReasonDesc = prometheus.NewDesc("garden_seedautoscaler_condition_reason",
+		"Reason of a SeedAutoscaler condition; the value is always 1, one series per condition with a reason.",
+		[]string{"namespace", "name", "condition", "reason"}, nil)
 	lastCacheSyncDesc = prometheus.NewDesc("garden_exporter_last_cache_sync_timestamp_seconds",
 		"Unix time at which the exporter's informer caches last finished syncing; 0 until they have.",
 		nil, nil)
@@ -149,7 +152,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 		managedSeedSetStatusPendingReplicaRetriesDesc,
 		seedAutoscalerSpecMinReplicasDesc, seedAutoscalerSpecMaxReplicasDesc, seedAutoscalerStatusCurrentReplicasDesc,
 		seedAutoscalerStatusDesiredReplicasDesc, seedAutoscalerMetricCurrentDesc, seedAutoscalerMetricTargetDesc,
-		seedAutoscalerConditionDesc, lastCacheSyncDesc,
+		seedAutoscalerConditionDesc, seedAutoscalerConditionReasonDesc, lastCacheSyncDesc,
 	} {
 		ch <- d
 	}
@@ -207,7 +210,7 @@ func (c *Collector) collectSeed(ch chan<- prometheus.Metric, seed *unstructured.
 	c.collectResources(ch, log, seedAllocatableDesc, name, seed.Object, "allocatable")
 	ch <- prometheus.MustNewConstMetric(seedUsageDesc, prometheus.GaugeValue,
 		float64(c.src.Usage.Count(name)), name, gardencorev1beta1.ResourceShoots)
-	c.collectConditions(ch, log, seedConditionDesc, seed.Object, name)
+	c.collectConditions(ch, log, seedConditionDesc, nil, seed.Object, name)
 }
 
 // collectResources sends a series per resource of status.<field>, skipping values that
@@ -232,8 +235,9 @@ func (c *Collector) collectResources(ch chan<- prometheus.Metric, log logr.Logge
 	}
 }
 
-// collectConditions sends, for every condition, a series per status: 1 for the current.
-func (c *Collector) collectConditions(ch chan<- prometheus.Metric, log logr.Logger, desc *prometheus.Desc, obj map[string]any, objectLabels ...string) {
+// collectConditions sends, for every condition, a series per status of statusDesc (1 for
+// the current), and with a reasonDesc a series of the condition's reason when it has one.
+func (c *Collector) collectConditions(ch chan<- prometheus.Metric, log logr.Logger, statusDesc, reasonDesc *prometheus.Desc, obj map[string]any, objectLabels ...string) {
 	v, ok, _ := unstructured.NestedFieldNoCopy(obj, "status", "conditions")
 	if !ok || v == nil {
 		return
@@ -256,7 +260,13 @@ func (c *Collector) collectConditions(ch chan<- prometheus.Metric, log logr.Logg
 			if s == status {
 				value = 1
 			}
-			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, value, append(objectLabels, typ, s)...)
+			ch <- prometheus.MustNewConstMetric(statusDesc, prometheus.GaugeValue, value, append(objectLabels, typ, s)...)
+		}
+		if reasonDesc == nil {
+			continue
+		}
+		if reason, _ := condition["reason"].(string); reason != "" {
+			ch <- prometheus.MustNewConstMetric(reasonDesc, prometheus.GaugeValue, 1, append(objectLabels, typ, reason)...)
 		}
 	}
 }
@@ -358,7 +368,7 @@ func (c *Collector) collectSeedAutoscaler(ch chan<- prometheus.Metric, sa *unstr
 		ch <- prometheus.MustNewConstMetric(seedAutoscalerMetricCurrentDesc, prometheus.GaugeValue, value, namespace, name, resourceName)
 	}
 
-	c.collectConditions(ch, log, seedAutoscalerConditionDesc, sa.Object, namespace, name)
+	c.collectConditions(ch, log, seedAutoscalerConditionDesc, seedAutoscalerConditionReasonDesc, sa.Object, namespace, name)
 }
 
 // currentField picks the field of a metric's current value that is in its target's unit:

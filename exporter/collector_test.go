@@ -132,8 +132,10 @@ func landscape(t *testing.T) *Collector {
 				Name: "persistent-volumes", Current: seedmanagementv1alpha1.MetricValueStatus{AverageValue: ptr.To(resource.MustParse("120500m"))},
 			}}},
 			Conditions: []metav1.Condition{
-				{Type: seedmanagementv1alpha1.SeedAutoscalerAbleToScale, Status: metav1.ConditionTrue, Reason: "Test"},
-				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionFalse, Reason: "Test"},
+				{Type: seedmanagementv1alpha1.SeedAutoscalerAbleToScale, Status: metav1.ConditionTrue, Reason: "ReadyForNewScale"},
+				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "IncompleteMetrics",
+					Message: "scaling in is held, scaling out only on what is known: seed aws-eu1-2: garden_seed_usage is missing"},
+				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionFalse, Reason: "DesiredWithinRange"},
 			},
 		},
 	})
@@ -198,9 +200,17 @@ garden_seed_usage{name="seed-c",resource="shoots"} 0
 garden_seedautoscaler_condition{condition="AbleToScale",name="set-1",namespace="garden",status="False"} 0
 garden_seedautoscaler_condition{condition="AbleToScale",name="set-1",namespace="garden",status="True"} 1
 garden_seedautoscaler_condition{condition="AbleToScale",name="set-1",namespace="garden",status="Unknown"} 0
+garden_seedautoscaler_condition{condition="ScalingActive",name="set-1",namespace="garden",status="False"} 1
+garden_seedautoscaler_condition{condition="ScalingActive",name="set-1",namespace="garden",status="True"} 0
+garden_seedautoscaler_condition{condition="ScalingActive",name="set-1",namespace="garden",status="Unknown"} 0
 garden_seedautoscaler_condition{condition="ScalingLimited",name="set-1",namespace="garden",status="False"} 1
 garden_seedautoscaler_condition{condition="ScalingLimited",name="set-1",namespace="garden",status="True"} 0
 garden_seedautoscaler_condition{condition="ScalingLimited",name="set-1",namespace="garden",status="Unknown"} 0
+# HELP garden_seedautoscaler_condition_reason Reason of a SeedAutoscaler condition; the value is always 1, one series per condition with a reason.
+# TYPE garden_seedautoscaler_condition_reason gauge
+garden_seedautoscaler_condition_reason{condition="AbleToScale",name="set-1",namespace="garden",reason="ReadyForNewScale"} 1
+garden_seedautoscaler_condition_reason{condition="ScalingActive",name="set-1",namespace="garden",reason="IncompleteMetrics"} 1
+garden_seedautoscaler_condition_reason{condition="ScalingLimited",name="set-1",namespace="garden",reason="DesiredWithinRange"} 1
 # HELP garden_seedautoscaler_metric_current Current value of a SeedAutoscaler metric, in its target's unit (percent for Utilization, per seed for AverageValue).
 # TYPE garden_seedautoscaler_metric_current gauge
 garden_seedautoscaler_metric_current{metric="persistent-volumes",name="set-1",namespace="garden"} 120.5
@@ -320,6 +330,40 @@ func TestShootIndexFollowsEvents(t *testing.T) {
 	assert.Equal(t, 0, unscheduled())
 }
 
+// A SeedAutoscaler's condition reason series follows the object: when the reason changes,
+// the old reason's series is gone from the next scrape, and a condition without a reason
+// has no series.
+func TestSeedAutoscalerConditionReasonIsTheCurrentOne(t *testing.T) {
+	f := newFixture(t)
+	c := NewCollector(f.src, logr.Discard())
+	withScalingActive := func(reason string) *seedmanagementv1alpha1.SeedAutoscaler {
+		return &seedmanagementv1alpha1.SeedAutoscaler{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "eu"},
+			Spec:       seedmanagementv1alpha1.SeedAutoscalerSpec{MaxReplicas: 5},
+			Status: seedmanagementv1alpha1.SeedAutoscalerStatus{Conditions: []metav1.Condition{
+				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: reason},
+			}},
+		}
+	}
+	f.addSeedAutoscaler(withScalingActive("FailedGetResourceMetric"))
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(`
+# HELP garden_seedautoscaler_condition_reason Reason of a SeedAutoscaler condition; the value is always 1, one series per condition with a reason.
+# TYPE garden_seedautoscaler_condition_reason gauge
+garden_seedautoscaler_condition_reason{condition="ScalingActive",name="eu",namespace="garden",reason="FailedGetResourceMetric"} 1
+`), "garden_seedautoscaler_condition_reason"))
+
+	f.addSeedAutoscaler(withScalingActive("InvalidSelector")) // the informer's update
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(`
+# HELP garden_seedautoscaler_condition_reason Reason of a SeedAutoscaler condition; the value is always 1, one series per condition with a reason.
+# TYPE garden_seedautoscaler_condition_reason gauge
+garden_seedautoscaler_condition_reason{condition="ScalingActive",name="eu",namespace="garden",reason="InvalidSelector"} 1
+`), "garden_seedautoscaler_condition_reason"))
+
+	f.addSeedAutoscaler(withScalingActive(""))
+	assert.Equal(t, 0, testutil.CollectAndCount(c, "garden_seedautoscaler_condition_reason"))
+	assert.Equal(t, 3, testutil.CollectAndCount(c, "garden_seedautoscaler_condition"), "the status series stay")
+}
+
 // The transforms keep what a scrape reads and nothing else.
 func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	seed := builders.MakeSeed("seed-a").Allocatable(100).Ready().Taint("a", "b").Labels("team", "x", seedmanagementv1alpha1.LabelManagedSeedSet, "set-1").Obj()
@@ -344,6 +388,27 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	again, err := transformSeed(u)
 	require.NoError(t, err)
 	assert.Same(t, u, again, "a stored object passes a second transform unchanged")
+
+	// A SeedAutoscaler's conditions keep their reason, not their message or times.
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "eu", Annotations: map[string]string{"big": strings.Repeat("x", 1000)}},
+		Spec:       seedmanagementv1alpha1.SeedAutoscalerSpec{MaxReplicas: 5},
+		Status: seedmanagementv1alpha1.SeedAutoscalerStatus{CurrentReplicas: 2, Conditions: []metav1.Condition{{
+			Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "InvalidSelector",
+			Message: strings.Repeat("m", 500), LastTransitionTime: metav1.NewTime(syncTime), ObservedGeneration: 3,
+		}}},
+	}
+	obj, err = transformSeedAutoscaler(toUnstructured(t, sa, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler").String()))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{
+		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "SeedAutoscaler", strippedMarker: true,
+		"metadata": map[string]any{"namespace": "garden", "name": "eu"},
+		"spec":     map[string]any{"maxReplicas": int64(5), "metrics": nil},
+		"status": map[string]any{
+			"currentReplicas": int64(2), "desiredReplicas": int64(0),
+			"conditions": []any{map[string]any{"type": "ScalingActive", "status": "False", "reason": "InvalidSelector"}},
+		},
+	}, obj.(*unstructured.Unstructured).Object)
 
 	shoot := builders.MakeShoot("garden-p", "a").SeedName("seed-a").StatusSeedName("seed-b").Purpose(gardencorev1beta1.ShootPurposeTesting).
 		Toleration("a", "").Labels("x", "y").Obj()

@@ -73,7 +73,7 @@ func transformSeed(obj any) (any, error) {
 	copyField(u.Object, out.Object, "spec", "settings", "scheduling", "visible")
 	copyField(u.Object, out.Object, "status", "capacity")
 	copyField(u.Object, out.Object, "status", "allocatable")
-	copyConditions(u.Object, out.Object)
+	copyConditions(u.Object, out.Object, false)
 	return out, nil
 }
 
@@ -93,7 +93,9 @@ func transformManagedSeedSet(obj any) (any, error) {
 }
 
 // transformSeedAutoscaler keeps the replica bounds, the metrics with their targets, and
-// the status replicas, current metrics and conditions (type and status).
+// the status replicas, current metrics and conditions (type, status and reason: the reason
+// tells missing metrics from a configuration error or a deliberate zero; one short, interned
+// string per condition of objects that are few).
 func transformSeedAutoscaler(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || isStripped(u) {
@@ -106,7 +108,7 @@ func transformSeedAutoscaler(obj any) (any, error) {
 	copyField(u.Object, out.Object, "status", "currentReplicas")
 	copyField(u.Object, out.Object, "status", "desiredReplicas")
 	copyField(u.Object, out.Object, "status", "currentMetrics")
-	copyConditions(u.Object, out.Object)
+	copyConditions(u.Object, out.Object, true)
 	return out, nil
 }
 
@@ -133,8 +135,9 @@ func stripped(u *unstructured.Unstructured) *unstructured.Unstructured {
 	}}
 }
 
-// copyConditions keeps the type and status of each status condition.
-func copyConditions(from, to map[string]any) {
+// copyConditions keeps the type and status of each status condition, and its reason
+// when withReason is set.
+func copyConditions(from, to map[string]any, withReason bool) {
 	conditions, ok, _ := unstructured.NestedFieldNoCopy(from, "status", "conditions")
 	if !ok {
 		return
@@ -151,7 +154,14 @@ func copyConditions(from, to map[string]any) {
 			kept = append(kept, c)
 			continue
 		}
-		kept = append(kept, map[string]any{"type": m["type"], "status": m["status"]})
+		condition := map[string]any{"type": m["type"], "status": m["status"]}
+		if reason, ok := m["reason"]; ok && withReason {
+			if s, isString := reason.(string); isString {
+				reason = intern(s)
+			}
+			condition["reason"] = reason
+		}
+		kept = append(kept, condition)
 	}
 	setField(to, kept, "status", "conditions")
 }
