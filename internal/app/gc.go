@@ -10,8 +10,8 @@ import (
 // every list over a thousand seeds leaves a megabyte or more of garbage, so with Go's
 // default of 100 they collect every few lists. At 400 they collect
 // a quarter as often, for a heap up to five times the live one: a list of 1,000 seeds cost
-// the autoscaler 42% less CPU and the adapter 16% less (docs/performance.md, "Ninth
-// session"). GOMEMLIMIT, which the chart sets to the container's memory limit, still makes
+// the autoscaler 42% less CPU and the adapter 16% less (docs/performance.md, "Garbage
+// collection, compression and caching"). GOMEMLIMIT, which the chart sets to the container's memory limit, still makes
 // the runtime collect harder before the heap outgrows the limit. The exporter keeps Go's
 // default: its live heap grows with the shoots (~50 MiB at 100,000), and at 400 it could
 // reach five times that, past its budget of 300 MiB.

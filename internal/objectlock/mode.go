@@ -21,7 +21,7 @@ const (
 	// --leader-elect=false a single replica).
 	ModeLeaderElection Mode = "leader-election"
 	// ModeObjectLocks: every replica works, each object under the lock of the one replica
-	// reconciling it (DESIGN §6), so replicas scale out with an HPA.
+	// reconciling it, so replicas scale out with an HPA.
 	ModeObjectLocks Mode = "object-locks"
 )
 

@@ -1,5 +1,5 @@
 // Package replicas runs several replicas of the set controller in object-locks mode against
-// a real kube-apiserver (DESIGN §6, issue 11): no set is ever reconciled by two replicas at
+// a real kube-apiserver: no set is ever reconciled by two replicas at
 // once, a replica that dies holding a lock loses it, and locks of deleted sets go away.
 package replicas
 

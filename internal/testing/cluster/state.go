@@ -68,7 +68,7 @@ func (c *Cluster) save() error {
 	return os.Rename(tmp, statePath(c.Dir))
 }
 
-// start runs binary with args as a daemon of the cluster: in its own session (a terminal's
+// start runs binary with args as a daemon of the cluster: detached with setsid (a terminal's
 // Ctrl-C does not reach it, and it outlives `cluster up`), output in logs/<name>.log. The
 // process is recorded before start returns.
 func (c *Cluster) start(name, binary string, args ...string) error {
