@@ -169,26 +169,61 @@ case("a set at its size stays silent",
 
 cond = lambda n, c, s, v: exporter("garden_seedautoscaler_condition", {"namespace": "garden", "name": n, "condition": c, "status": s}, v)
 sa = lambda metric, n, values: exporter("garden_seedautoscaler_" + metric, {"namespace": "garden", "name": n}, values)
-unavailable = lambda n: deduplicated("exporter", {"namespace": "garden", "name": n, "condition": "ScalingActive", "status": "False"})
 
-case("metrics unavailable for 10m fires; active scaling does not",
-     cond("eu", "ScalingActive", "False", "1x20") + cond("eu", "ScalingActive", "True", "0x20") +
-     sa("status_current_replicas", "eu", "3x20") + sa("spec_min_replicas", "eu", "1x20") +
-     cond("us", "ScalingActive", "False", "0x20") + cond("us", "ScalingActive", "True", "1x20") +
-     sa("status_current_replicas", "us", "3x20") + sa("spec_min_replicas", "us", "1x20"),
-     [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", unavailable("eu")))])
-case("metrics missing at zero replicas the autoscaler chose (minReplicas 0) fire",
-     cond("eu", "ScalingActive", "False", "1x20") + cond("eu", "ScaledToZero", "True", "1x20") +
-     sa("status_current_replicas", "eu", "0x20") + sa("spec_min_replicas", "eu", "0x20"),
-     [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", unavailable("eu")))])
-case("active scaling stays silent",
-     cond("us", "ScalingActive", "False", "0x20") + cond("us", "ScalingActive", "True", "1x20") +
-     sa("status_current_replicas", "us", "3x20") + sa("spec_min_replicas", "us", "1x20"),
-     [at("15m", "SeedAutoscalerMetricsUnavailable")])
-case("a target scaled to zero by hand with minReplicas 1 (ScalingDisabled) stays silent",
-     cond("eu", "ScalingActive", "False", "1x20") + cond("eu", "ScaledToZero", "True", "0x20") +
-     sa("status_current_replicas", "eu", "0x20") + sa("spec_min_replicas", "eu", "1x20"),
-     [at("15m", "SeedAutoscalerMetricsUnavailable")])
+def reason(n, r, values="1x20"):
+    """The reason series of ScalingActive of SeedAutoscaler n, for as long as values lasts."""
+    return exporter("garden_seedautoscaler_condition_reason", {"namespace": "garden", "name": n, "condition": "ScalingActive", "reason": r}, values)
+
+def scaling_active(n, status, r, values="1x20"):
+    """ScalingActive of SeedAutoscaler n as the exporter serves it: the status series (1 for
+    status, 0 for the others) and the reason series."""
+    others = values.replace("1x", "0x")
+    return [s for st in ("True", "False", "Unknown") for s in cond(n, "ScalingActive", st, values if st == status else others)] + reason(n, r, values)
+scaling = lambda n: deduplicated("exporter", {"namespace": "garden", "name": n, "condition": "ScalingActive"})
+misconfigured = lambda n, reason: dict(scaling(n), reason=reason)
+
+case("metrics missing for 10m fire; valid metrics do not",
+     scaling_active("eu", "False", "IncompleteMetrics") + scaling_active("us", "True", "ValidMetricFound") +
+     sa("status_current_replicas", "eu", "3x20") + sa("spec_min_replicas", "eu", "1x20"),
+     [at("5m", "SeedAutoscalerMetricsUnavailable"),
+      at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", scaling("eu")))])
+case("metrics missing with the target at zero fire, whatever minReplicas says",
+     scaling_active("eu", "False", "FailedGetPendingMetric") +
+     sa("status_current_replicas", "eu", "0x20") + sa("spec_min_replicas", "eu", "1x20") +
+     scaling_active("us", "False", "FailedGetResourceMetric") +
+     sa("status_current_replicas", "us", "0x20") + sa("spec_min_replicas", "us", "0x20"),
+     [at("15m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", scaling("eu")),
+         alert("SeedAutoscalerMetricsUnavailable", scaling("us")))])
+case("a reason moving from one missing-metrics reason to another keeps the alert pending and firing",
+     scaling_active("eu", "False", "IncompleteMetrics", "1x6") +
+     reason("eu", "FailedGetResourceMetric", "_x6 1x8") + reason("eu", "FallbackActive", "_x14 1x6"),
+     [at("12m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", scaling("eu"))),
+      at("19m", "SeedAutoscalerMetricsUnavailable", alert("SeedAutoscalerMetricsUnavailable", scaling("eu")))])
+case("valid metrics, and seeds not ready to measure yet, stay silent",
+     scaling_active("eu", "True", "ValidMetricFound") + scaling_active("us", "True", "WaitingForSeeds"),
+     [at("15m", "SeedAutoscalerMetricsUnavailable"), at("15m", "SeedAutoscalerMisconfigured")])
+case("a target scaled to zero by hand (ScalingDisabled) and a paused one (ScalingPaused) stay silent",
+     scaling_active("eu", "False", "ScalingDisabled") + cond("eu", "ScaledToZero", "True", "0x20") +
+     sa("status_current_replicas", "eu", "0x20") + sa("spec_min_replicas", "eu", "1x20") +
+     scaling_active("us", "False", "ScalingPaused") +
+     sa("status_current_replicas", "us", "2x20") + sa("spec_min_replicas", "us", "1x20"),
+     [at("15m", "SeedAutoscalerMetricsUnavailable"), at("15m", "SeedAutoscalerMisconfigured")])
+case("an unusable selector for 10m fires only SeedAutoscalerMisconfigured",
+     scaling_active("eu", "False", "InvalidSelector") +
+     sa("status_current_replicas", "eu", "3x20") + sa("spec_min_replicas", "eu", "1x20"),
+     [at("5m", "SeedAutoscalerMisconfigured"),
+      at("15m", "SeedAutoscalerMisconfigured", alert("SeedAutoscalerMisconfigured", misconfigured("eu", "InvalidSelector"))),
+      at("15m", "SeedAutoscalerMetricsUnavailable")])
+case("a bad capacity annotation and a bad pause annotation fire, each with its reason",
+     scaling_active("eu", "False", "InvalidCapacityAnnotation") + scaling_active("us", "False", "InvalidPausedReplicas") +
+     scaling_active("ap", "True", "ValidMetricFound"),
+     [at("15m", "SeedAutoscalerMisconfigured",
+         alert("SeedAutoscalerMisconfigured", misconfigured("eu", "InvalidCapacityAnnotation")),
+         alert("SeedAutoscalerMisconfigured", misconfigured("us", "InvalidPausedReplicas"))),
+      at("15m", "SeedAutoscalerMetricsUnavailable")])
+case("a selector fixed within minutes stays silent",
+     scaling_active("eu", "False", "InvalidSelector", "1x4") + reason("eu", "ValidMetricFound", "_x4 1x15"),
+     [at("15m", "SeedAutoscalerMisconfigured")])
 
 case("held at maxReplicas while limited fires; at max without limit does not",
      sa("status_desired_replicas", "eu", "10x40") + sa("spec_max_replicas", "eu", "10x40") +

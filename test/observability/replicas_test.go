@@ -159,14 +159,23 @@ func newLandscape(replicas int) *landscape {
 	shoots := map[string]string{"namespace": "garden", "name": "aws-eu1", "metric": "shoots"}
 	l.exporter("garden_seedautoscaler_metric_current", shoots, constant(97.5))
 	l.exporter("garden_seedautoscaler_metric_target", shoots, constant(70))
-	for condition, status := range map[string]string{"AbleToScale": "True", "ScalingActive": "False", "ScalingLimited": "True"} {
+	// aws-eu1 misses metrics; gcp-ew1's target publishes no selector.
+	type condition struct{ autoscaler, condition, status, reason string }
+	for _, c := range []condition{
+		{"aws-eu1", "AbleToScale", "True", "ReadyForNewScale"},
+		{"aws-eu1", "ScalingActive", "False", "IncompleteMetrics"},
+		{"aws-eu1", "ScalingLimited", "True", "TooManyReplicas"},
+		{"gcp-ew1", "AbleToScale", "True", "ReadyForNewScale"},
+		{"gcp-ew1", "ScalingActive", "False", "InvalidSelector"},
+	} {
 		for _, s := range []string{"True", "False", "Unknown"} {
 			v := 0.0
-			if s == status {
+			if s == c.status {
 				v = 1
 			}
-			l.exporter("garden_seedautoscaler_condition", map[string]string{"namespace": "garden", "name": "aws-eu1", "condition": condition, "status": s}, constant(v))
+			l.exporter("garden_seedautoscaler_condition", map[string]string{"namespace": "garden", "name": c.autoscaler, "condition": c.condition, "status": s}, constant(v))
 		}
+		l.exporter("garden_seedautoscaler_condition_reason", map[string]string{"namespace": "garden", "name": c.autoscaler, "condition": c.condition, "reason": c.reason}, constant(1))
 	}
 
 	for result, rate := range map[string]float64{"scheduled": 10, "unschedulable": 2, "error": 5} {
