@@ -92,6 +92,11 @@ verify: generate ## Fail when generated files are stale, or gofmt or go vet comp
 	  echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags dev ./cmd/...
+	@# Docs and comments describe the product as it is, in its own words: no rounds of work,
+	@# issue numbers or sections of design documents users do not have.
+	@hist=$$(git grep -n -I -i -E '\b(session|sessions)\b|\bissue #?[0-9]+|DESIGN(\.md)? ?§|DESIGN\.md' \
+	  -- docs README.md '*.go' | grep -v -i -E 'sessionaffinity|session ?token|tls session' || true); \
+	if [ -n "$$hist" ]; then echo "docs or code speak of how work went, not of the product:"; echo "$$hist"; exit 1; fi
 
 .PHONY: build
 build: ## Build bin/seedscaler: the parts, plus `local` and `simulate` (the development build).
