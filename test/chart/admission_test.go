@@ -2,8 +2,6 @@ package chart
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,13 +24,7 @@ import (
 // Shoot on a seed; the scheduler's ServiceAccount binds; an operator group named in values
 // places by hand; seed management objects are created in the garden namespace only.
 func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
-	env, err := testenv.Start(testenv.Options{CRDDirectory: t.TempDir()})
-	require.NoError(t, err)
-	defer env.Stop()
-	kubeconfig, err := env.KubeconfigBytes()
-	require.NoError(t, err)
-	kcFile := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kcFile, kubeconfig, 0o600))
+	env, _, kcFile := apiServer(t)
 	const (
 		namespace = "seedscaler-system"
 		tenantNS  = "garden-tenant"

@@ -33,18 +33,26 @@ import (
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"
 )
 
+// apiServer starts a kube-apiserver without CRDs (the chart brings them), stopped when the
+// test ends, and returns it with its admin kubeconfig, as bytes and as a file for helm.
+func apiServer(t *testing.T) (*testenv.Environment, []byte, string) {
+	t.Helper()
+	env, err := testenv.Start(testenv.Options{CRDDirectory: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = env.Stop() })
+	kubeconfig, err := env.KubeconfigBytes()
+	require.NoError(t, err)
+	kcFile := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kcFile, kubeconfig, 0o600))
+	return env, kubeconfig, kcFile
+}
+
 // helm install into a real kube-apiserver: every object is accepted (CRDs, RBAC,
 // APIServices, PDBs, ...); helm uninstall runs the pre-delete hook, which deletes the parts'
 // Leases and no other, and then leaves nothing behind but the CRDs.
 func TestInstallAndUninstallAgainstARealAPIServer(t *testing.T) {
 	// No CRDs preinstalled: the chart brings them.
-	env, err := testenv.Start(testenv.Options{CRDDirectory: t.TempDir()})
-	require.NoError(t, err)
-	defer env.Stop()
-	kubeconfig, err := env.KubeconfigBytes()
-	require.NoError(t, err)
-	kcFile := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kcFile, kubeconfig, 0o600))
+	env, kubeconfig, kcFile := apiServer(t)
 
 	const namespace = "seedscaler-system"
 	out, err := helm(t, "install", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
@@ -231,13 +239,7 @@ func isNamespaced(kind string) bool {
 // the install must say who owns the APIService and which value leaves it alone, rather
 // than take it over; with that value set, it installs.
 func TestInstallRefusesToTakeOverAnAPIServiceOfAnotherOwner(t *testing.T) {
-	env, err := testenv.Start(testenv.Options{CRDDirectory: t.TempDir()})
-	require.NoError(t, err)
-	defer env.Stop()
-	kubeconfig, err := env.KubeconfigBytes()
-	require.NoError(t, err)
-	kcFile := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kcFile, kubeconfig, 0o600))
+	env, _, kcFile := apiServer(t)
 
 	keda := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1",

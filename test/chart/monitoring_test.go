@@ -2,8 +2,6 @@ package chart
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
 // Under prometheus-operator every label a part writes must arrive as the part wrote it: the
@@ -68,9 +65,7 @@ func renderRelease(t *testing.T, release string, extra ...string) []*unstructure
 // at run time: the install notes say it. Notes render on install only, so this dry-runs
 // installs against a real kube-apiserver.
 func TestNotesWarnWhenServiceMonitorsCarryNoReleaseLabel(t *testing.T) {
-	env, err := testenv.Start(testenv.Options{CRDDirectory: t.TempDir()})
-	require.NoError(t, err)
-	defer env.Stop()
+	env, _, kcFile := apiServer(t)
 	// The operator's kinds, with an open schema: enough for helm to map them.
 	sch := runtime.NewScheme()
 	require.NoError(t, apiextensionsv1.AddToScheme(sch))
@@ -90,10 +85,6 @@ func TestNotesWarnWhenServiceMonitorsCarryNoReleaseLabel(t *testing.T) {
 		}
 		require.NoError(t, cl.Create(context.Background(), crd))
 	}
-	kubeconfig, err := env.KubeconfigBytes()
-	require.NoError(t, err)
-	kcFile := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kcFile, kubeconfig, 0o600))
 	notes := func(args ...string) string {
 		out, err := helm(t, append([]string{"install", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
 			"--namespace", "seedscaler-system", "--create-namespace", "--dry-run=client"}, args...)...)
