@@ -174,17 +174,19 @@ func sameDirection(current int32, ratio float64, replicas int32) int32 {
 
 // PendingReplicas is the replicas the target needs for its pending shoots. A pending shoot
 // fits no seed of the target, so the headroom of its seeds cannot take it: it needs a new
-// replica. New replicas hold the pending shoots at the target of a new seed's allocatable
-// (the set's, as the scheduler sized the pending-fit; else the average of the ready seeds),
-// less the replicas that host no shoot yet (not registered, not Ready, or empty) and so take
-// pending shoots as soon as the scheduler retries them:
+// replica, sized at the target of a new seed's allocatable (the set's, as the scheduler
+// sized the pending-fit; else the average of the ready seeds). Replicas that host no shoot
+// yet (not registered, not Ready, or empty) take pending shoots as soon as the scheduler
+// retries them, and so do the new replicas that seeds above their target ask for; hence
+// the larger of
 //
-//	current + max(0, ceil(pending / (allocatable per new seed × target)) − replicas without shoots)
+//	current + ceil(pending / per new seed at target) − replicas without shoots
+//	ceil((Σusage + pending) / per new seed at target)
 //
 // It returns ok=false when the allocatable per new seed is unknown; replicas then asks for
 // one new replica unless one without shoots is there already.
 func PendingReplicas(d Demand, current int32) (replicas int32, allocatablePerSeed float64, ok bool) {
-	var allocatable float64
+	var allocatable, usage float64
 	ready, hosting := 0, int32(0)
 	for _, s := range d.Seeds {
 		if s.Deleting {
@@ -193,6 +195,9 @@ func PendingReplicas(d Demand, current int32) (replicas int32, allocatablePerSee
 		if s.Ready && s.Allocatable > 0 {
 			ready++
 			allocatable += s.Allocatable
+		}
+		if s.HasUsage {
+			usage += s.Usage
 		}
 		empty := (s.HasUsage && s.Usage == 0) || (!s.HasUsage && !s.Ready)
 		if !empty {
@@ -208,5 +213,6 @@ func PendingReplicas(d Demand, current int32) (replicas int32, allocatablePerSee
 	if atTarget <= 0 {
 		return current + max(0, 1-withoutShoots), perSeed, false
 	}
-	return current + max(0, ceilReplicas(d.Pending/atTarget)-withoutShoots), perSeed, true
+	newSeeds := current + max(0, ceilReplicas(d.Pending/atTarget)-withoutShoots)
+	return max(newSeeds, ceilReplicas((usage+d.Pending)/atTarget)), perSeed, true
 }
