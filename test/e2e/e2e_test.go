@@ -217,7 +217,8 @@ func (w *watcher) Violations() []string {
 
 // TestLandscapeScalesWithDemand plays one story on one stack, in order: demand arrives,
 // the set grows (a set-controller crash in the middle), Prometheus dies while demand
-// falls, comes back, and the set shrinks by its empty seeds.
+// falls, the scheduler restarts with nothing pending, Prometheus comes back, and the set
+// shrinks by its empty seeds.
 func TestLandscapeScalesWithDemand(t *testing.T) {
 	klog.SetOutput(os.Stderr)
 	logf.SetLogger(klog.NewKlogr())
@@ -305,6 +306,11 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	time.Sleep(75 * time.Second)
 	assert.Equal(t, peak, specReplicas(ctx, t, c), "the set was scaled while its metrics were missing")
 	assert.Empty(t, w.replicaHistory(historyBefore), "spec.replicas changed while Prometheus was down")
+
+	// The scheduler restarts with nothing pending. Its pending-fit series must come back, at
+	// 0, for the set: without it the autoscaler holds every scale-in.
+	require.NoError(t, st.Kill("scheduler"))
+	require.NoError(t, st.Restart("scheduler"))
 
 	// Prometheus is back: the set shrinks after the window, by empty seeds only.
 	require.NoError(t, st.Prometheus.Restart(ctx))
