@@ -61,15 +61,16 @@ type Metric struct {
 type Demand struct {
 	// Pending is the number of pending shoots that fit the target's template.
 	Pending float64
-	// PendingKnown is false when the pending metric is missing or stale.
+	// PendingKnown is false when the pending metric is missing or stale. A target that is
+	// not a ManagedSeedSet has no pending-fit: nothing pends for it, known.
 	PendingKnown bool
 	// Seeds are the target's seeds with their shoot usage and allocatable.
 	Seeds []Seed
 	// Target is the target of the shoots metric, or 100% when the autoscaler has none.
 	Target Target
-	// AllocatablePerSeed is the shoots a new seed can take when no seed can be measured
-	// (from zero): the capacity annotation, else the template's capacity − reserved; <= 0
-	// means unknown.
+	// AllocatablePerSeed is the shoots a new replica's seed takes, as the scheduler's
+	// pending-fit sizes it (internal/setcapacity); <= 0 means unknown, and then the
+	// average of the ready seeds stands in.
 	AllocatablePerSeed float64
 	// AllocatableSource says where AllocatablePerSeed came from, for messages.
 	AllocatableSource string
