@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -263,10 +262,7 @@ func TestScalesInOnceThePendingSeriesIsServed(t *testing.T) {
 	f.start(false)
 
 	// The scheduler restarted and has not synced yet: no series.
-	f.waitForStatus("FailedGetPendingMetric", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
-		c := meta.FindStatusCondition(st.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
-		return c != nil && c.Reason == "FailedGetPendingMetric"
-	})
+	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "FailedGetPendingMetric")
 	assert.Equal(t, int32(4), f.specReplicas(), "no scale-in while pending shoots are unknown")
 
 	// Synced: 0 for the set.

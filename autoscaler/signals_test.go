@@ -89,6 +89,26 @@ func (f *fixture) startWithFailingScales(failGet, failUpdate bool) *failingScale
 	return scales
 }
 
+// createHotSet creates a set of two replicas whose seeds are at 90% of 100 shoots, nothing
+// pending: against a target of 50% it wants 4 replicas.
+func (f *fixture) createHotSet() *seedmanagementv1alpha1.ManagedSeedSet {
+	f.t.Helper()
+	set := f.createSet(2, nil)
+	f.addReplica(set, replicaName(f.name, 0), 90, false)
+	f.addReplica(set, replicaName(f.name, 1), 90, false)
+	f.metrics.setPending(f.name, 0)
+	return set
+}
+
+// waitForReason waits until the condition of the given type has the given reason.
+func (f *fixture) waitForReason(typ, reason string) {
+	f.t.Helper()
+	f.waitForStatus(typ+" "+reason, func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+		c := meta.FindStatusCondition(st.Conditions, typ)
+		return c != nil && c.Reason == reason
+	})
+}
+
 // A human's zero is no metrics problem: it gets an event of its own, not MetricsUnavailable.
 func TestHumanZeroIsNotReportedAsMetricsUnavailable(t *testing.T) {
 	f := newFixture(t, "human-zero")
@@ -110,23 +130,17 @@ func TestHumanZeroIsNotReportedAsMetricsUnavailable(t *testing.T) {
 // decision's replicas and metrics as if they were current.
 func TestInvalidSelectorIsReportedAndStatusNotStale(t *testing.T) {
 	f := newFixture(t, "invalid-selector")
-	set := f.createSet(2, nil)
-	f.addReplica(set, replicaName(f.name, 0), 90, false)
-	f.addReplica(set, replicaName(f.name, 1), 90, false)
-	f.metrics.setPending(f.name, 0)
+	set := f.createHotSet()
 	f.createAutoscaler(1, 10, 50, nil)
 	f.start(false)
 	require.Eventually(t, func() bool { return f.specReplicas() == 4 }, timeout, tick)
 	f.waitForTargets("90%/50%")
 
-	require.NoError(t, env.Client.Get(f.ctx, clientKey(set), set))
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKeyFromObject(set), set))
 	set.Status.Selector = ""
 	require.NoError(t, env.Client.Status().Update(f.ctx, set))
 
-	f.waitForStatus("InvalidSelector", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
-		c := findCondition(st, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
-		return c != nil && c.Reason == "InvalidSelector"
-	})
+	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "InvalidSelector")
 	notes := f.eventsOnceThere("InvalidSelector", 1)
 	assert.Contains(t, notes[0], "status.selector")
 	sa := f.get()
@@ -141,17 +155,11 @@ func TestInvalidSelectorIsReportedAndStatusNotStale(t *testing.T) {
 // When writing /scale fails, status still shows what was decided and measured.
 func TestFailedScaleWriteStillShowsTheDecision(t *testing.T) {
 	f := newFixture(t, "failed-update")
-	set := f.createSet(2, nil)
-	f.addReplica(set, replicaName(f.name, 0), 90, false)
-	f.addReplica(set, replicaName(f.name, 1), 90, false)
-	f.metrics.setPending(f.name, 0)
+	f.createHotSet()
 	f.createAutoscaler(1, 10, 50, nil)
 	f.startWithFailingScales(false, true)
 
-	f.waitForStatus("FailedUpdateScale", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
-		c := findCondition(st, seedmanagementv1alpha1.SeedAutoscalerAbleToScale)
-		return c != nil && c.Reason == "FailedUpdateScale"
-	})
+	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerAbleToScale, "FailedUpdateScale")
 	sa := f.get()
 	assert.Equal(t, int32(2), sa.Status.CurrentReplicas)
 	assert.Equal(t, int32(4), sa.Status.DesiredReplicas)
@@ -179,30 +187,18 @@ func TestRetriesWithinTheSyncPeriodAfterErrors(t *testing.T) {
 	assert.GreaterOrEqual(t, scales.getCount()-start, 25, "retries in 5 s")
 }
 
-func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }
-
-func findCondition(st seedmanagementv1alpha1.SeedAutoscalerStatus, typ string) *metav1.Condition {
-	return meta.FindStatusCondition(st.Conditions, typ)
-}
-
 // The pause annotation scales the target to its replicas and holds it there, whatever the
 // metrics say, until it is removed; an invalid value holds the target where it is.
 func TestPausedReplicasHoldTheTarget(t *testing.T) {
 	f := newFixture(t, "paused")
-	set := f.createSet(2, nil)
-	f.addReplica(set, replicaName(f.name, 0), 90, false)
-	f.addReplica(set, replicaName(f.name, 1), 90, false)
-	f.metrics.setPending(f.name, 0)
+	f.createHotSet()
 	sa := f.createAutoscaler(1, 10, 50, nil)
 	sa.Annotations = map[string]string{seedmanagementv1alpha1.AnnotationPausedReplicas: "3"}
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	f.start(false)
 
 	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
-	f.waitForStatus("ScalingPaused", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
-		c := findCondition(st, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
-		return c != nil && c.Reason == "ScalingPaused"
-	})
+	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "ScalingPaused")
 	st := f.get().Status
 	assert.Equal(t, "ManagedSeedSet/paused", st.Reference)
 	assert.Equal(t, int32(3), st.DesiredReplicas)
@@ -217,10 +213,7 @@ func TestPausedReplicasHoldTheTarget(t *testing.T) {
 	sa = f.get()
 	sa.Annotations[seedmanagementv1alpha1.AnnotationPausedReplicas] = "three"
 	require.NoError(t, env.Client.Update(f.ctx, sa))
-	f.waitForStatus("InvalidPausedReplicas", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
-		c := findCondition(st, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
-		return c != nil && c.Reason == "InvalidPausedReplicas"
-	})
+	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "InvalidPausedReplicas")
 	notes := f.eventsOnceThere("InvalidPausedReplicas", 1)
 	assert.Contains(t, notes[0], `annotation seedmanagement.gardener.cloud/paused-replicas="three" is not a whole number of replicas`)
 	assert.Equal(t, int32(3), f.specReplicas())

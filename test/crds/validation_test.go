@@ -113,6 +113,12 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 			"target.averageValue is required when target.type is AverageValue"},
 		{"metric type other than Resource", "seedautoscaler.yaml",
 			setMetric("Pods", "type"), `spec.metrics[0].type: Unsupported value: "Pods"`},
+		// The exporter publishes usage for shoots only: any other resource (a typo such as
+		// shots included) would fail to fetch for ever and hold every scale-in.
+		{"metric on a typo of shoots", "seedautoscaler.yaml", setMetric("shots", "resource", "name"),
+			`spec.metrics[0].resource.name: Unsupported value: "shots": supported values: "shoots"`},
+		{"metric on a resource without published usage", "seedautoscaler.yaml", setMetric("persistent-volumes", "resource", "name"),
+			`spec.metrics[0].resource.name: Unsupported value: "persistent-volumes": supported values: "shoots"`},
 		{"scale target without kind", "seedautoscaler.yaml",
 			remove("spec", "scaleTargetRef", "kind"), "spec.scaleTargetRef.kind: Required value"},
 		{"scale target without name", "seedautoscaler.yaml",
