@@ -87,6 +87,19 @@ func TestLintAndRenderEveryValuesFile(t *testing.T) {
 	}
 }
 
+// assertSchemaRejects renders the chart with the --set values and expects values.schema.json
+// to refuse them with an error containing want (the path of the wrong value, say).
+func assertSchemaRejects(t *testing.T, set []string, want string) {
+	t.Helper()
+	args := []string{"template", "seedscaler", chartDir(t), "--kube-version", kubeVersion}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	out, err := helm(t, args...)
+	require.Error(t, err, "the schema accepted bad values")
+	assert.Contains(t, out, want)
+}
+
 func TestSchemaRejectsBadValues(t *testing.T) {
 	cases := []struct {
 		name string
@@ -111,15 +124,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"misspelled uninstall hook key", []string{"uninstall.hook.enable=false"}, "additional properties 'enable' not allowed"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			args := []string{"template", "seedscaler", chartDir(t), "--kube-version", kubeVersion}
-			for _, s := range tc.set {
-				args = append(args, "--set", s)
-			}
-			out, err := helm(t, args...)
-			require.Error(t, err, "the schema accepted bad values")
-			assert.Contains(t, out, tc.want)
-		})
+		t.Run(tc.name, func(t *testing.T) { assertSchemaRejects(t, tc.set, tc.want) })
 	}
 }
 
