@@ -265,3 +265,34 @@ Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
 		"seedscaler_scheduler_scheduling_duration_seconds",
 	}, names)
 }
+
+// A pending shoot that two sets would take asks a new seed of one of them (least waste: the
+// smaller seed), so that one shoot does not grow every set it fits; the event names the
+// choice.
+func TestPendingShootCountsForTheChosenSetOnly(t *testing.T) {
+	ctx := context.Background()
+	const ns = "expander"
+	createNamespace(t, ns)
+	createCloudProfile(t, "openstack", nil, "eu-de-1")
+	spec := builders.MakeSeed("x").Provider("openstack", "eu-de-1").Zones("z1").Networks("10.251.0.0/16", "100.96.0.0/11", "100.64.0.0/13").Obj().Spec
+	require.NoError(t, env.Client.Create(ctx, managedSeedSet(ns, "large", spec, "100")))
+	require.NoError(t, env.Client.Create(ctx, managedSeedSet(ns, "small", spec, "50")))
+	s := startScheduler(t, &config.SchedulerConfiguration{Backoff: &config.Backoff{BaseSeconds: 1, MaxSeconds: 2}})
+
+	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, "waiting").CloudProfile("openstack").Provider("openstack", "eu-de-1").Obj()))
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		small, found, err := testenv.Gathered(s.registry, "seedscaler_scheduler_pending_shoots", map[string]string{"namespace": ns, "managedseedset": "small"})
+		assert.NoError(c, err)
+		assert.True(c, found)
+		assert.Equal(c, 1.0, small)
+		large, found, err := testenv.Gathered(s.registry, "seedscaler_scheduler_pending_shoots", map[string]string{"namespace": ns, "managedseedset": "large"})
+		assert.NoError(c, err)
+		assert.True(c, found)
+		assert.Equal(c, 0.0, large, "the shoot counts for one set only")
+		notes := schedulerEvents(c, ns, "waiting")[string(EventSchedulingFailed)]
+		if assert.NotEmpty(c, notes) {
+			assert.Contains(c, notes[len(notes)-1], "Would fit a new replica of ManagedSeedSet(s): expander/large, expander/small; "+
+				"a new seed is asked of expander/small (least waste: 50 shoots per new seed)")
+		}
+	}, 15*time.Second, 100*time.Millisecond)
+}

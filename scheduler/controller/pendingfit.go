@@ -1,15 +1,16 @@
 package controller
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	corev1 "k8s.io/api/core/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -90,6 +91,60 @@ func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, i
 	return keys, nil
 }
 
+// Chosen is the one set a pending shoot asks a new seed of, and why that one.
+type Chosen struct {
+	Set types.NamespacedName
+	Why string
+}
+
+// ChooseSet picks, among the sets a pending shoot fits, the one it asks a new seed of, as
+// cluster-autoscaler's expanders pick a node group: the highest scale-out priority
+// annotation first (a set without a valid one ranks below every set with one), then least
+// waste, the set whose new seed has the fewest places (it leaves the fewest empty after the
+// shoot), then the name. Only that set's autoscaler counts the shoot, so one shoot does not
+// grow every set it fits.
+func ChooseSet(fits []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) (Chosen, bool) {
+	type candidate struct {
+		set         *seedmanagementv1alpha1.ManagedSeedSet
+		priority    int64
+		hasPriority bool
+		places      int64
+	}
+	var best *candidate
+	better := func(a, b *candidate) bool {
+		switch {
+		case a.hasPriority != b.hasPriority:
+			return a.hasPriority
+		case a.priority != b.priority:
+			return a.priority > b.priority
+		case a.places != b.places:
+			return a.places < b.places
+		}
+		return a.set.Namespace+"/"+a.set.Name < b.set.Namespace+"/"+b.set.Name
+	}
+	for _, set := range fits {
+		c := &candidate{set: set}
+		if v, ok := set.Annotations[seedmanagementv1alpha1.AnnotationScaleOutPriority]; ok {
+			if p, err := strconv.ParseInt(v, 10, 64); err == nil {
+				c.priority, c.hasPriority = p, true
+			}
+		}
+		shoots, _ := setcapacity.NewReplicaShoots(set, defaultCapacity)
+		c.places = shoots.Shoots
+		if best == nil || better(c, best) {
+			best = c
+		}
+	}
+	if best == nil {
+		return Chosen{}, false
+	}
+	why := fmt.Sprintf("least waste: %d shoots per new seed", best.places)
+	if best.hasPriority {
+		why = fmt.Sprintf("scale-out priority %d", best.priority)
+	}
+	return Chosen{Set: types.NamespacedName{Namespace: best.set.Namespace, Name: best.set.Name}, Why: why}, true
+}
+
 // pendingFits remembers, per unschedulable shoot, the sets it would fit, and serves
 // seedscaler_scheduler_pending_shoots from that memory and the sets in the cache (no API
 // calls at scrape time): a series for every ManagedSeedSet, 0 included, from the moment the
@@ -115,7 +170,7 @@ func newPendingFits(sets func() ([]types.NamespacedName, bool)) *pendingFits {
 	}
 }
 
-// set records the sets a pending shoot fits.
+// set records the set a pending shoot asks a new seed of (none: nil).
 func (p *pendingFits) set(shootKey string, fits []types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/types"
+
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 func TestPendingShootsCountEveryExistingSetOnceTheSchedulerCanAnswer(t *testing.T) {
@@ -32,4 +34,49 @@ func TestPendingShootsCountEveryExistingSetOnceTheSchedulerCanAnswer(t *testing.
 	sets = []types.NamespacedName{a}
 	counts, _ = p.counts()
 	assert.Equal(t, map[types.NamespacedName]int{a: 1}, counts)
+}
+
+func TestChooseSetAsksOneSetForANewSeed(t *testing.T) {
+	set := func(name string, annotations ...string) *seedmanagementv1alpha1.ManagedSeedSet {
+		s := &seedmanagementv1alpha1.ManagedSeedSet{}
+		s.Namespace, s.Name = "garden", name
+		s.Annotations = map[string]string{}
+		for i := 0; i+1 < len(annotations); i += 2 {
+			s.Annotations[annotations[i]] = annotations[i+1]
+		}
+		return s
+	}
+	const shoots = seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots"
+	const priority = seedmanagementv1alpha1.AnnotationScaleOutPriority
+	cases := []struct {
+		name string
+		fits []*seedmanagementv1alpha1.ManagedSeedSet
+		want string
+		why  string
+	}{
+		{"least waste: the smallest new seed", []*seedmanagementv1alpha1.ManagedSeedSet{
+			set("large", shoots, "100"), set("small", shoots, "50"), set("default")},
+			"small", "least waste: 50 shoots per new seed"},
+		{"a priority wins over waste", []*seedmanagementv1alpha1.ManagedSeedSet{
+			set("large", shoots, "100", priority, "5"), set("small", shoots, "50")},
+			"large", "scale-out priority 5"},
+		{"the higher priority wins; equals by waste", []*seedmanagementv1alpha1.ManagedSeedSet{
+			set("a", shoots, "100", priority, "5"), set("b", shoots, "80", priority, "10"), set("c", shoots, "60", priority, "10")},
+			"c", "scale-out priority 10"},
+		{"an invalid priority counts as none", []*seedmanagementv1alpha1.ManagedSeedSet{
+			set("typo", shoots, "10", priority, "high"), set("ranked", shoots, "100", priority, "-1")},
+			"ranked", "scale-out priority -1"},
+		{"equal sets by name", []*seedmanagementv1alpha1.ManagedSeedSet{set("b", shoots, "50"), set("a", shoots, "50")},
+			"a", "least waste: 50 shoots per new seed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ChooseSet(tc.fits, 250)
+			assert.True(t, ok)
+			assert.Equal(t, types.NamespacedName{Namespace: "garden", Name: tc.want}, got.Set)
+			assert.Equal(t, tc.why, got.Why)
+		})
+	}
+	_, ok := ChooseSet(nil, 250)
+	assert.False(t, ok, "no set fits: none is chosen")
 }

@@ -111,7 +111,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	start := r.Clock.Now()
 	in, err := r.input(ctx, shoot)
 	if err != nil {
-		return r.fail(ctx, shoot, start, err.Error(), nil)
+		return r.fail(ctx, shoot, start, err.Error(), nil, nil)
 	}
 	seeds := r.seedSnapshot.List()
 
@@ -124,11 +124,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	r.Ledger.Unlock()
 
 	if res.Seed == nil {
-		fits, err := r.pendingFit(ctx, key, in)
+		fits, chosen, err := r.pendingFit(ctx, key, in)
 		if err != nil {
 			log.Error(err, "Evaluating ManagedSeedSet templates failed")
 		}
-		return r.fail(ctx, shoot, start, res.Message(), fits)
+		return r.fail(ctx, shoot, start, res.Message(), fits, chosen)
 	}
 	if err := r.bind(ctx, shoot, res.Seed.Name); err != nil {
 		r.Ledger.Release(key)
@@ -184,12 +184,15 @@ func (r *Reconciler) bind(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 	return nil
 }
 
-func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, start time.Time, reason string, fits []types.NamespacedName) (ctrl.Result, error) {
+func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, start time.Time, reason string, fits []types.NamespacedName, chosen *Chosen) (ctrl.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	key := usage.Key(shoot)
 	description := "Failed to schedule shoot: " + reason
 	if len(fits) > 0 {
 		description += "\nWould fit a new replica of ManagedSeedSet(s): " + joinKeys(fits)
+		if chosen != nil && len(fits) > 1 {
+			description += fmt.Sprintf("; a new seed is asked of %s (%s)", chosen.Set, chosen.Why)
+		}
 	} else {
 		description += "\nWould fit no ManagedSeedSet's template."
 	}
@@ -243,21 +246,34 @@ func (r *Reconciler) input(ctx context.Context, shoot *gardencorev1beta1.Shoot) 
 	return in, nil
 }
 
-func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.Input) ([]types.NamespacedName, error) {
+// pendingFit returns the sets a new replica of which would take the shoot, and records the
+// one set (ChooseSet) whose pending-shoots series counts it.
+func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.Input) ([]types.NamespacedName, *Chosen, error) {
 	list := &seedmanagementv1alpha1.ManagedSeedSetList{}
 	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing ManagedSeedSets from the cache: %w", err)
+		return nil, nil, fmt.Errorf("listing ManagedSeedSets from the cache: %w", err)
 	}
 	sets := make([]*seedmanagementv1alpha1.ManagedSeedSet, len(list.Items))
+	byKey := make(map[types.NamespacedName]*seedmanagementv1alpha1.ManagedSeedSet, len(list.Items))
 	for i := range list.Items {
 		sets[i] = &list.Items[i]
+		byKey[types.NamespacedName{Namespace: sets[i].Namespace, Name: sets[i].Name}] = sets[i]
 	}
 	fits, err := PendingFit(r.Profile, plugins.Strategy{Kind: r.Config.Strategy}, in, sets, int64(r.Config.DefaultSeedCapacity))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r.pending.set(key, fits)
-	return fits, nil
+	fitting := make([]*seedmanagementv1alpha1.ManagedSeedSet, len(fits))
+	for i, k := range fits {
+		fitting[i] = byKey[k]
+	}
+	chosen, ok := ChooseSet(fitting, int64(r.Config.DefaultSeedCapacity))
+	if !ok {
+		r.pending.set(key, nil)
+		return fits, nil, nil
+	}
+	r.pending.set(key, []types.NamespacedName{chosen.Set})
+	return fits, &chosen, nil
 }
 
 func joinKeys(keys []types.NamespacedName) string {

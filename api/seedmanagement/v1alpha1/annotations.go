@@ -9,6 +9,11 @@ const (
 	AnnotationPriority = "seedmanagement.gardener.cloud/priority"
 	// DefaultPriority is the priority of a ManagedSeed without the priority annotation.
 	DefaultPriority = 3
+	// AnnotationScaleOutPriority on a ManagedSeedSet ranks it among the sets a pending
+	// shoot would fit: the shoot asks a new seed of the set with the highest value (a whole
+	// number; sets without it rank below every set with it), and among equals of the one
+	// whose new seed wastes the least.
+	AnnotationScaleOutPriority = "seedmanagement.gardener.cloud/scale-out-priority"
 	// AnnotationCapacityPrefix prefixes the scale-from-zero capacity hints on a
 	// ManagedSeedSet, e.g. capacity.seedmanagement.gardener.cloud/shoots: "250". A hint
 	// wins over the capacity in the set's template.
