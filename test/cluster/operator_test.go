@@ -96,10 +96,12 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 			v := res.(model.Vector)
 			return len(v) == 1 && v[0].Metric["namespace"] == garden && v[0].Metric["exported_namespace"] == "", v.String()
 		})
-		out, err := kubectl("get", "--raw", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/"+garden+
-			"/managedseedsets.seedmanagement.gardener.cloud/"+setName+"/seedscaler_scheduler_pending_shoots")
-		require.NoError(t, err, out)
-		assert.Contains(t, out, `"name":"`+setName+`"`, "the pending input reaches the custom metrics API")
+		// The adapter discovers series on an interval and caches answers briefly.
+		waitFor(t, "the pending input through the custom metrics API", time.Minute, func() (bool, string) {
+			out, err := kubectl("get", "--raw", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/"+garden+
+				"/managedseedsets.seedmanagement.gardener.cloud/"+setName+"/seedscaler_scheduler_pending_shoots")
+			return err == nil && strings.Contains(out, `"name":"`+setName+`"`), out
+		})
 		// Every input of the autoscaler (seeds' usage and allocatable, pending shoots) came
 		// through the operator's Prometheus and the adapter.
 		waitFor(t, "ScalingActive=True", 2*time.Minute, func() (bool, string) {
