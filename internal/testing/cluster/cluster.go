@@ -77,7 +77,6 @@ type Cluster struct {
 	state     *state
 	repo      string
 	log       io.Writer
-	tools     map[string]string
 	cniBinDir string
 }
 
@@ -114,7 +113,6 @@ func Up(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err := os.MkdirAll(c.path("logs"), 0o755); err != nil {
 		return nil, err
 	}
-	c.state.Tools = c.tools
 	if err := c.save(); err != nil {
 		return nil, err
 	}
@@ -200,7 +198,7 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 	if _, err := externalInterface(); err != nil {
 		return false, err
 	}
-	c.tools = map[string]string{}
+	c.state.Tools = map[string]string{}
 	for _, tool := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns",
 		"prometheus", "prometheus-operator", "prometheus-config-reloader"} {
 		out, err := exec.Command(filepath.Join(c.repo, "hack/tools/build.sh"), "--dir", tool).Output()
@@ -211,13 +209,13 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 		if _, err := os.Stat(path); err != nil {
 			return false, fmt.Errorf("%s is not built: run `hack/tools/build.sh node envtest prometheus`", path)
 		}
-		c.tools[tool] = path
+		c.state.Tools[tool] = path
 	}
 	return cgroupV1, nil
 }
 
 func (c *Cluster) startControlPlane(ctx context.Context) error {
-	if err := c.start("etcd", c.tools["etcd"],
+	if err := c.start("etcd", c.state.Tools["etcd"],
 		"--data-dir="+c.path("etcd"),
 		fmt.Sprintf("--listen-client-urls=http://127.0.0.1:%d", etcdClientPort),
 		fmt.Sprintf("--advertise-client-urls=http://127.0.0.1:%d", etcdClientPort),
@@ -228,7 +226,7 @@ func (c *Cluster) startControlPlane(ctx context.Context) error {
 		return err
 	}
 	pki := func(name string) string { return c.path("pki", name) }
-	if err := c.start("kube-apiserver", c.tools["kube-apiserver"],
+	if err := c.start("kube-apiserver", c.state.Tools["kube-apiserver"],
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
 		"--bind-address="+NodeIP, "--advertise-address="+NodeIP, "--secure-port=6443",
 		"--service-cluster-ip-range="+ServiceCIDR,
@@ -302,9 +300,9 @@ func (c *Cluster) buildImages() ([]string, error) {
 	}
 	images := []struct{ binary, path, tag, out string }{
 		{pause, "/pause", PauseImage, filepath.Join(dir, "pause.tar")},
-		{c.tools["prometheus"], "/bin/prometheus", PrometheusImage, filepath.Join(dir, "prometheus.tar")},
-		{c.tools["prometheus-operator"], "/bin/operator", OperatorImage, filepath.Join(dir, "prometheus-operator.tar")},
-		{c.tools["prometheus-config-reloader"], "/bin/prometheus-config-reloader", ReloaderImage, filepath.Join(dir, "prometheus-config-reloader.tar")},
+		{c.state.Tools["prometheus"], "/bin/prometheus", PrometheusImage, filepath.Join(dir, "prometheus.tar")},
+		{c.state.Tools["prometheus-operator"], "/bin/operator", OperatorImage, filepath.Join(dir, "prometheus-operator.tar")},
+		{c.state.Tools["prometheus-config-reloader"], "/bin/prometheus-config-reloader", ReloaderImage, filepath.Join(dir, "prometheus-config-reloader.tar")},
 	}
 	var tarballs []string
 	for _, img := range images {
@@ -336,7 +334,7 @@ func (c *Cluster) startNode() error {
 		{"coredns", []string{"-conf=" + c.path("Corefile")}},
 	}
 	for _, s := range starts {
-		if err := c.start(s.name, c.tools[s.name], s.args...); err != nil {
+		if err := c.start(s.name, c.state.Tools[s.name], s.args...); err != nil {
 			return err
 		}
 	}
@@ -440,18 +438,4 @@ func tail(path string, lines int) string {
 		all = all[len(all)-lines:]
 	}
 	return strings.Join(all, "\n")
-}
-
-// Open returns the cluster Up brought up in dir, from its recorded state.
-func Open(dir string) (*Cluster, error) {
-	st, err := readState(dir)
-	if err != nil {
-		return nil, fmt.Errorf("no cluster in %s (run `make cluster-up`): %w", dir, err)
-	}
-	for _, p := range st.Processes {
-		if !p.alive() {
-			return nil, fmt.Errorf("the cluster in %s is not healthy: %s (pid %d) has exited; see %s", dir, p.Name, p.PID, filepath.Join(dir, "logs", p.Name+".log"))
-		}
-	}
-	return &Cluster{Dir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig"), state: st, log: io.Discard, tools: st.Tools}, nil
 }
