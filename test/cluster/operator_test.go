@@ -188,13 +188,18 @@ func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 		killed := time.Now()
 		require.NoError(t, cs.CoreV1().Pods(v.namespace).Delete(ctx, victim, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}))
 		// The part is back, and the autoscaler has decided after that.
+		var backAt time.Time // when the part was first seen back
 		waitFor(t, v.name+" back and the SeedAutoscaler deciding again", 3*time.Minute, func() (bool, string) {
-			back, why := podsReady(ctx, cs, v.namespace, v.selector, killed)
-			if !back {
-				return false, why
+			if backAt.IsZero() {
+				back, why := podsReady(ctx, cs, v.namespace, v.selector, killed)
+				if !back {
+					return false, why
+				}
+				backAt = time.Now()
 			}
-			return w.lastDecision().After(w.readyAt(v.name, killed, back)), "no decision since " + v.name + " came back"
+			return w.lastDecision().After(backAt), "no decision since " + v.name + " came back"
 		})
+
 		gap := w.longestGapAfter(killed)
 		costs = append(costs, fmt.Sprintf("%s: %.0f s", v.name, gap.Seconds()))
 	}
@@ -237,18 +242,17 @@ func podsReady(ctx context.Context, cs kubernetes.Interface, ns, selector string
 // watch samples the landscape every second: the SeedAutoscaler's decisions (its newest
 // recommendation), and the invariants.
 type watch struct {
-	mu         sync.Mutex
-	decisions  []time.Time
-	broken     []string
-	replicas   int32
-	hosted     map[string]bool // seeds that hosted shoots at the last sample
-	done       chan struct{}
-	stopped    chan struct{}
-	readyTimes map[string]time.Time
+	mu        sync.Mutex
+	decisions []time.Time
+	broken    []string
+	replicas  int32
+	hosted    map[string]bool // seeds that hosted shoots at the last sample
+	done      chan struct{}
+	stopped   chan struct{}
 }
 
 func startWatch(ctx context.Context, t *testing.T, c client.Client) *watch {
-	w := &watch{hosted: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}), readyTimes: map[string]time.Time{}}
+	w := &watch{hosted: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{})}
 	go func() {
 		defer close(w.stopped)
 		tick := time.NewTicker(time.Second)
@@ -326,17 +330,6 @@ func (w *watch) lastDecision() time.Time {
 		return time.Time{}
 	}
 	return w.decisions[len(w.decisions)-1]
-}
-
-// readyAt remembers when a killed part was first seen back.
-func (w *watch) readyAt(part string, killed time.Time, back bool) time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	key := part + killed.String()
-	if _, ok := w.readyTimes[key]; !ok && back {
-		w.readyTimes[key] = time.Now()
-	}
-	return w.readyTimes[key]
 }
 
 // longestGapAfter is the longest time without a decision from the last decision before
