@@ -31,7 +31,9 @@ func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
 		operators = "landscape-operators"
 	)
 	out, err := helm(t, "install", "seedscaler", chartDir(t), "--kubeconfig", kcFile, "--namespace", namespace,
-		"--create-namespace", "--wait=false", "--set", "admission.seedName.allowedGroups={"+operators+"}")
+		"--create-namespace", "--wait=false", "--set", "admission.seedName.allowedGroups={"+operators+"}",
+		// No scheduler runs here to answer the binding webhook (webhook_test.go).
+		"--set", "scheduler.webhook.enabled=false")
 	require.NoError(t, err, out)
 
 	ctx := context.Background()
