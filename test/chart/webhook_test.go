@@ -15,11 +15,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -127,31 +124,7 @@ func TestSchedulerWebhookSeesOnlyBindingsAndOnlyOperatorsForce(t *testing.T) {
 
 	ctx := context.Background()
 	admin := env.Client
-	require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNS}}))
-	require.NoError(t, admin.Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "shoot-admin"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"shoots"}, Verbs: []string{"*"}}},
-	}))
-	require.NoError(t, admin.Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "shoot-admin"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "shoot-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}},
-	}))
-	require.NoError(t, admin.Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "operators"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, Name: operators}},
-	}))
-	as := func(user string, groups ...string) client.Client {
-		cfg := rest.CopyConfig(env.Config)
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
-		c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
-		require.NoError(t, err)
-		return c
-	}
-	tenant := as("alice")
-	scheduler := as("system:serviceaccount:"+webhookNamespace+":seedscaler-scheduler", "system:serviceaccounts", "system:serviceaccounts:"+webhookNamespace)
-	operator := as("bob", operators)
+	tenant, scheduler, operator := shootUsers(t, env, webhookNamespace, tenantNS, operators)
 
 	// The configuration takes effect a moment after it is created: wait for the first
 	// binding that reaches the webhook.
