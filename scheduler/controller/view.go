@@ -40,6 +40,14 @@ func (v *informerView[O, V, R]) get() R {
 	return v.result
 }
 
+// value returns the value of the object with the given key, as the informer keys it.
+func (v *informerView[O, V, R]) value(key string) (V, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	value, ok := v.values[key]
+	return value, ok
+}
+
 func (v *informerView[O, V, R]) set(obj any) {
 	o, ok := obj.(O)
 	if !ok || (v.keep != nil && !v.keep(o)) {

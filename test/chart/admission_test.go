@@ -31,39 +31,15 @@ func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
 		operators = "landscape-operators"
 	)
 	out, err := helm(t, "install", "seedscaler", chartDir(t), "--kubeconfig", kcFile, "--namespace", namespace,
-		"--create-namespace", "--wait=false", "--set", "admission.seedName.allowedGroups={"+operators+"}")
+		"--create-namespace", "--wait=false", "--set", "admission.seedName.allowedGroups={"+operators+"}",
+		// No scheduler runs here to answer the binding webhook (webhook_test.go).
+		"--set", "scheduler.webhook.enabled=false")
 	require.NoError(t, err, out)
 
 	ctx := context.Background()
 	admin := env.Client
-	for _, ns := range []string{tenantNS, "garden"} {
-		require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	}
-	// The tenant may do anything with Shoots in its namespace, as a project member may.
-	require.NoError(t, admin.Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "shoot-admin"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"shoots"}, Verbs: []string{"*"}}},
-	}))
-	require.NoError(t, admin.Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "shoot-admin"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "shoot-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}},
-	}))
-	require.NoError(t, admin.Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "operators"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, Name: operators}},
-	}))
-	as := func(user string, groups ...string) client.Client {
-		cfg := rest.CopyConfig(env.Config)
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
-		c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
-		require.NoError(t, err)
-		return c
-	}
-	tenant := as("alice")
-	scheduler := as("system:serviceaccount:"+namespace+":seedscaler-scheduler", "system:serviceaccounts", "system:serviceaccounts:"+namespace)
-	operator := as("bob", operators)
+	require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden"}}))
+	tenant, scheduler, operator := shootUsers(t, env, namespace, tenantNS, operators)
 
 	// A policy takes effect a moment after it is created: wait for the first refusal.
 	var err2 error
@@ -111,4 +87,39 @@ func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
 	set, err = testenv.ExampleManagedSeedSet("garden", "fleet", 1)
 	require.NoError(t, err)
 	require.NoError(t, admin.Create(ctx, set))
+}
+
+// shootUsers creates the namespace tenantNS and returns clients impersonating: the tenant
+// alice, who may do anything with Shoots there, as a project member may; the scheduler's
+// ServiceAccount of a release in namespace; and bob, a member of the group operators, who
+// may do anything.
+func shootUsers(t *testing.T, env *testenv.Environment, namespace, tenantNS, operators string) (tenant, scheduler, operator client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	admin := env.Client
+	require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNS}}))
+	require.NoError(t, admin.Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "shoot-admin"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"shoots"}, Verbs: []string{"*"}}},
+	}))
+	require.NoError(t, admin.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "shoot-admin"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "shoot-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}},
+	}))
+	require.NoError(t, admin.Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "operators"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, Name: operators}},
+	}))
+	as := func(user string, groups ...string) client.Client {
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
+		c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+		require.NoError(t, err)
+		return c
+	}
+	return as("alice"),
+		as("system:serviceaccount:"+namespace+":seedscaler-scheduler", "system:serviceaccounts", "system:serviceaccounts:"+namespace),
+		as("bob", operators)
 }
