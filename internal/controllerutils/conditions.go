@@ -52,10 +52,10 @@ func SetCondition(conditions *[]metav1.Condition, conditionType string, o Outcom
 	})
 }
 
-// ConditionChanged reports whether the condition of conditionType, as it was before this
-// reconcile (in before), differs from the outcome in status, reason or message: the moment
-// to record an event about it, once and not on every reconcile.
-func ConditionChanged(before []metav1.Condition, conditionType string, o Outcome) bool {
-	c := meta.FindStatusCondition(before, conditionType)
-	return c == nil || c.Status != o.Status || c.Reason != string(o.Reason) || c.Message != o.Message
+// ConditionChanged reports whether the condition of conditionType in conditions, not yet
+// set to the outcome, is missing or has another status or reason: the moment to record an
+// event about the outcome, once and not on every reconcile while it holds.
+func ConditionChanged(conditions []metav1.Condition, conditionType string, o Outcome) bool {
+	c := meta.FindStatusCondition(conditions, conditionType)
+	return c == nil || c.Status != o.Status || c.Reason != string(o.Reason)
 }

@@ -53,7 +53,7 @@ func TestConditionChanged(t *testing.T) {
 	assert.True(t, ConditionChanged(conditions, "Ready", o), "a missing condition")
 	SetCondition(&conditions, "Ready", o, 1, t0)
 	assert.False(t, ConditionChanged(conditions, "Ready", o))
-	assert.True(t, ConditionChanged(conditions, "Ready", Unknown("LeaseNotFound", "Another message.")))
+	assert.False(t, ConditionChanged(conditions, "Ready", Unknown("LeaseNotFound", "Another message.")), "a new message alone is no new event")
 	assert.True(t, ConditionChanged(conditions, "Ready", Unknown("SeedStatusUnknown", "No lease.")))
 	assert.True(t, ConditionChanged(conditions, "Ready", True("LeaseNotFound", "No lease.")))
 	assert.True(t, True("R", "m").IsTrue())
