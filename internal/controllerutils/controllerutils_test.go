@@ -74,11 +74,18 @@ func statusWrites(objs ...client.Object) (client.Client, *int) {
 	return c, &writes
 }
 
+// getSeed reads the seed of the name from c.
+func getSeed(t *testing.T, c client.Client, name string) *gardencorev1beta1.Seed {
+	t.Helper()
+	seed := &gardencorev1beta1.Seed{}
+	require.NoError(t, c.Get(context.Background(), client.ObjectKey{Name: name}, seed))
+	return seed
+}
+
 func TestPatchStatusWritesOnlyAChangedStatus(t *testing.T) {
 	ctx := context.Background()
 	c, writes := statusWrites(builders.MakeSeed("s1").Obj())
-	seed := &gardencorev1beta1.Seed{}
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "s1"}, seed))
+	seed := getSeed(t, c, "s1")
 	before := seed.DeepCopy()
 
 	// A finalizer patched in after the read is metadata, not a status change.
@@ -91,8 +98,7 @@ func TestPatchStatusWritesOnlyAChangedStatus(t *testing.T) {
 	require.NoError(t, PatchStatus(ctx, c, seed, before, false))
 	assert.Equal(t, 1, *writes, "one patch")
 
-	stored := &gardencorev1beta1.Seed{}
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "s1"}, stored))
+	stored := getSeed(t, c, "s1")
 	assert.Equal(t, int64(7), stored.Status.ObservedGeneration)
 	assert.Equal(t, "GardenletHeartbeatFresh", meta.FindStatusCondition(stored.Status.Conditions, "GardenletReady").Reason)
 	assert.Equal(t, []string{"test/finalizer"}, stored.Finalizers, "the status patch leaves metadata alone")
@@ -101,8 +107,7 @@ func TestPatchStatusWritesOnlyAChangedStatus(t *testing.T) {
 func TestPatchStatusWithOptimisticLockConflictsWithAnotherWriter(t *testing.T) {
 	ctx := context.Background()
 	c, _ := statusWrites(builders.MakeSeed("s1").Obj())
-	seed := &gardencorev1beta1.Seed{}
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "s1"}, seed))
+	seed := getSeed(t, c, "s1")
 	before := seed.DeepCopy()
 
 	other := seed.DeepCopy()
@@ -132,17 +137,16 @@ func TestFinalizers(t *testing.T) {
 	seed := builders.MakeSeed("s1").Obj()
 	seed.Finalizers = []string{"other/finalizer"}
 	c, _ := statusWrites(seed)
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "s1"}, seed))
+	seed = getSeed(t, c, "s1")
 
 	require.NoError(t, EnsureFinalizer(ctx, c, seed, "test/finalizer"))
 	require.NoError(t, EnsureFinalizer(ctx, c, seed, "test/finalizer"), "a second call has nothing to do")
-	stored := &gardencorev1beta1.Seed{}
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "s1"}, stored))
+	stored := getSeed(t, c, "s1")
 	assert.Equal(t, []string{"other/finalizer", "test/finalizer"}, stored.Finalizers)
 
 	stale := seed.DeepCopy()
 	require.NoError(t, RemoveFinalizer(ctx, c, seed, "test/finalizer"))
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "s1"}, stored))
+	stored = getSeed(t, c, "s1")
 	assert.Equal(t, []string{"other/finalizer"}, stored.Finalizers)
 
 	err := RemoveFinalizer(ctx, c, stale, "test/finalizer")

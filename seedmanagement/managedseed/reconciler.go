@@ -273,7 +273,7 @@ func (r *Reconciler) applySeed(ctx context.Context, ms *seedmanagementv1alpha1.M
 // usage to the seed lifecycle controller.
 func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, seed *gardencorev1beta1.Seed) error {
 	capacity, allocatable := SeedResources(resourcesConfiguration(ms), r.DefaultResources)
-	patch := client.MergeFrom(seed.DeepCopy())
+	before := seed.DeepCopy()
 	changed := false
 	if !equality.Semantic.DeepEqual(seed.Status.Capacity, capacity) {
 		seed.Status.Capacity, changed = capacity, true
@@ -293,13 +293,9 @@ func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1al
 			Description:    fmt.Sprintf("Seed registered from ManagedSeed %s.", client.ObjectKeyFromObject(ms)),
 			LastUpdateTime: metav1.NewTime(r.Clock.Now()),
 		}
-		changed = true
 	}
-	if !changed {
-		return nil
-	}
-	if err := r.Client.Status().Patch(ctx, seed, patch); err != nil {
-		return fmt.Errorf("updating the status of Seed %s of ManagedSeed %s: %w", seed.Name, client.ObjectKeyFromObject(ms), err)
+	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, false); err != nil {
+		return fmt.Errorf("registering Seed %s from ManagedSeed %s: %w", seed.Name, client.ObjectKeyFromObject(ms), err)
 	}
 	return nil
 }

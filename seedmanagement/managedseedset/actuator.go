@@ -523,23 +523,26 @@ func (a *Actuator) update(ctx context.Context, act action) error {
 		act.replica.name, orNone(act.replica.revision()), rev.Name, act.world.partition)
 	if act.replica.shoot != nil {
 		shoot := act.replica.shoot.DeepCopy()
-		patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		updateShoot(act.set, shoot, rev.Name, templates)
-		if err := a.Client.Patch(ctx, shoot, patch); err != nil {
+		if err := a.patchLocked(ctx, shoot, func() { updateShoot(act.set, shoot, rev.Name, templates) }); err != nil {
 			return fmt.Errorf("updating Shoot %s to revision %s: %w", act.key, rev.Name, err)
 		}
 		a.expect(act.set, &gardencorev1beta1.Shoot{}, act.key, changedFrom(act.replica.shoot.ResourceVersion))
 	}
 	if act.replica.managedSeed != nil {
 		ms := act.replica.managedSeed.DeepCopy()
-		patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		updateManagedSeed(act.set, ms, rev.Name, templates)
-		if err := a.Client.Patch(ctx, ms, patch); err != nil {
+		if err := a.patchLocked(ctx, ms, func() { updateManagedSeed(act.set, ms, rev.Name, templates) }); err != nil {
 			return fmt.Errorf("updating ManagedSeed %s to revision %s: %w", act.key, rev.Name, err)
 		}
 		a.expect(act.set, &seedmanagementv1alpha1.ManagedSeed{}, act.key, changedFrom(act.replica.managedSeed.ResourceVersion))
 	}
 	return nil
+}
+
+// patchLocked patches obj with what change does to it, guarded by obj's resourceVersion.
+func (a *Actuator) patchLocked(ctx context.Context, obj client.Object, change func()) error {
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	change()
+	return a.Client.Patch(ctx, obj, patch)
 }
 
 // annotateShoot sets annotations, given as key, value pairs, on a copy of the shoot in one
