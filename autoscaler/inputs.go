@@ -197,6 +197,7 @@ func removableReplicas(obs *observation, now time.Time, maxAge time.Duration) in
 // buildInput turns the observation, the spec and the history in status into the plain
 // input of a decision.
 func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) recommend.Input {
+	metrics, shootsTarget := metricsOf(sa, obs, now, maxAge)
 	in := recommend.Input{
 		Now:               now,
 		CurrentReplicas:   obs.current,
@@ -205,8 +206,27 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 		Behavior:          recommend.BehaviorFromSpec(sa.Spec.Behavior),
 		RemovableReplicas: removableReplicas(obs, now, maxAge),
 		ScaledToZero:      meta.IsStatusConditionTrue(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScaledToZero),
+		Metrics:           metrics,
+		Demand:            demandOf(obs, shootsTarget, now, maxAge),
 		MetricFailures:    map[string]time.Time{},
 	}
+	for _, f := range sa.Status.MetricFailures {
+		in.MetricFailures[f.Metric] = f.Since.Time
+	}
+	for _, r := range sa.Status.Recommendations {
+		in.Recommendations = append(in.Recommendations, recommend.Recommendation{At: r.Timestamp.Time, Replicas: r.Replicas})
+	}
+	for _, e := range sa.Status.ScaleEvents {
+		in.ScaleEvents = append(in.ScaleEvents, recommend.ScaleEvent{At: e.Timestamp.Time, Change: e.ReplicaChange})
+	}
+	return in
+}
+
+// metricsOf is the resource metrics of the spec with the samples observed for each, and the
+// target of the shoots metric (100% utilization when the spec has none), which the pending
+// demand is measured against.
+func metricsOf(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) ([]recommend.Metric, recommend.Target) {
+	var metrics []recommend.Metric
 	shootsTarget := recommend.Target{UtilizationPercent: 100}
 	for _, m := range sa.Spec.Metrics {
 		if m.Resource == nil {
@@ -228,16 +248,21 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 		if res == gardencorev1beta1.ResourceShoots {
 			shootsTarget = metric.Target
 		}
-		in.Metrics = append(in.Metrics, metric)
+		metrics = append(metrics, metric)
 	}
-	in.Demand = recommend.Demand{Seeds: seedSamples(obs, gardencorev1beta1.ResourceShoots, now, maxAge), Target: shootsTarget}
+	return metrics, shootsTarget
+}
+
+// demandOf is the demand of shoots: those on the target's seeds and those pending for it.
+func demandOf(obs *observation, shootsTarget recommend.Target, now time.Time, maxAge time.Duration) recommend.Demand {
+	demand := recommend.Demand{Seeds: seedSamples(obs, gardencorev1beta1.ResourceShoots, now, maxAge), Target: shootsTarget}
 	if obs.set != nil {
 		// The scheduler's answer, so that the replicas the autoscaler adds are the ones
 		// the pending shoots were counted against.
 		perSeed, err := setcapacity.NewReplicaShoots(obs.set, setcapacity.DefaultShoots)
-		in.Demand.AllocatablePerSeed, in.Demand.AllocatableSource = float64(perSeed.Shoots), perSeed.Source
+		demand.AllocatablePerSeed, demand.AllocatableSource = float64(perSeed.Shoots), perSeed.Source
 		if err != nil {
-			in.Demand.InvalidCapacityAnnotation = err.Error()
+			demand.InvalidCapacityAnnotation = err.Error()
 		}
 	}
 	switch {
@@ -245,20 +270,11 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 		// Pending-fit needs a template a pending shoot could fit; only a ManagedSeedSet
 		// has one, and the scheduler publishes the series for sets only. Another target
 		// has no pending demand to wait for.
-		in.Demand.PendingKnown = true
+		demand.PendingKnown = true
 	case obs.pending != nil && fresh(*obs.pending, now, maxAge):
-		in.Demand.Pending, in.Demand.PendingKnown = obs.pending.value, true
+		demand.Pending, demand.PendingKnown = obs.pending.value, true
 	}
-	for _, f := range sa.Status.MetricFailures {
-		in.MetricFailures[f.Metric] = f.Since.Time
-	}
-	for _, r := range sa.Status.Recommendations {
-		in.Recommendations = append(in.Recommendations, recommend.Recommendation{At: r.Timestamp.Time, Replicas: r.Replicas})
-	}
-	for _, e := range sa.Status.ScaleEvents {
-		in.ScaleEvents = append(in.ScaleEvents, recommend.ScaleEvent{At: e.Timestamp.Time, Change: e.ReplicaChange})
-	}
-	return in
+	return demand
 }
 
 func minReplicas(sa *seedmanagementv1alpha1.SeedAutoscaler) int32 {

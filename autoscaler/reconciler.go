@@ -11,8 +11,6 @@ import (
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +28,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
 )
 
@@ -39,34 +38,32 @@ const DefaultSyncPeriod = 15 * time.Second
 // DefaultMetricMaxAge is how old a metric sample may be and still count.
 const DefaultMetricMaxAge = 5 * time.Minute
 
-// EventReason is the reason of an event the autoscaler emits.
-type EventReason string
-
+// Reasons of the events the autoscaler records on a SeedAutoscaler.
 const (
 	// EventSuccessfulRescale: the target was scaled, old → new and why.
-	EventSuccessfulRescale EventReason = "SuccessfulRescale"
+	EventSuccessfulRescale = controllerutils.Normal("SuccessfulRescale")
 	// EventDryRunRescale: in dry-run mode, the target would have been scaled.
-	EventDryRunRescale EventReason = "DryRunRescale"
+	EventDryRunRescale = controllerutils.Normal("DryRunRescale")
 	// EventFailedRescale: writing the target's scale failed.
-	EventFailedRescale EventReason = "FailedRescale"
+	EventFailedRescale = controllerutils.Warning("FailedRescale")
 	// EventFailedGetScale: reading the target's scale failed.
-	EventFailedGetScale EventReason = "FailedGetScale"
+	EventFailedGetScale = controllerutils.Warning("FailedGetScale")
 	// EventMetricsUnavailable: a metric or the pending demand cannot be read (ScalingActive
 	// False with FailedGetResourceMetric, IncompleteMetrics, FailedGetPendingMetric or
 	// FallbackActive).
-	EventMetricsUnavailable EventReason = "MetricsUnavailable"
+	EventMetricsUnavailable = controllerutils.Warning("MetricsUnavailable")
 	// EventScalingDisabled: someone else scaled the target to zero; the autoscaler leaves it.
-	EventScalingDisabled EventReason = "ScalingDisabled"
+	EventScalingDisabled = controllerutils.Normal(recommend.ReasonScalingDisabled)
 	// EventScalingPaused: the pause annotation holds the target at its replicas.
-	EventScalingPaused EventReason = "ScalingPaused"
+	EventScalingPaused = controllerutils.Normal(recommend.ReasonScalingPaused)
 	// EventInvalidPausedReplicas: the pause annotation is not a number; the replicas hold.
-	EventInvalidPausedReplicas EventReason = "InvalidPausedReplicas"
+	EventInvalidPausedReplicas = controllerutils.Warning(recommend.ReasonInvalidPausedReplicas)
 	// EventInvalidSelector: the target's scale has no usable selector; the replicas hold.
-	EventInvalidSelector EventReason = "InvalidSelector"
+	EventInvalidSelector = controllerutils.Warning(recommend.ReasonInvalidSelector)
 	// EventInvalidCapacityAnnotation: the target's capacity annotation is ignored.
-	EventInvalidCapacityAnnotation EventReason = "InvalidCapacityAnnotation"
+	EventInvalidCapacityAnnotation = controllerutils.Warning(recommend.ReasonInvalidCapacityAnnotation)
 	// EventScalingLimited: a scale-in was held at what the set can remove.
-	EventScalingLimited EventReason = "ScalingLimited"
+	EventScalingLimited = controllerutils.Normal("ScalingLimited")
 )
 
 var (
@@ -136,7 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 		if retErr == nil {
 			sa.Status.ObservedGeneration = sa.Generation
 		}
-		if err := r.patchStatus(ctx, before, sa); err != nil {
+		if err := controllerutils.PatchStatus(ctx, r.Client, sa, before, false); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
@@ -153,8 +150,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 	sa.Status.Reference = sa.Spec.ScaleTargetRef.Kind + "/" + sa.Spec.ScaleTargetRef.Name
 	gr, sc, err := r.getScale(ctx, sa)
 	if err != nil {
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, false, recommend.ReasonFailedGetScale, err.Error())
-		r.event(sa, corev1.EventTypeWarning, EventFailedGetScale, "GetScale", "%s", err.Error())
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, controllerutils.False(recommend.ReasonFailedGetScale, err.Error()))
+		r.event(sa, EventFailedGetScale, "GetScale", "%s", err.Error())
 		return err
 	}
 	sa.Status.CurrentReplicas = sc.Spec.Replicas
@@ -175,12 +172,12 @@ func pause(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32, d recommend
 	}
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil || n < 0 {
-		return recommend.Pause(d, current, recommend.Condition{Reason: recommend.ReasonInvalidPausedReplicas, Message: fmt.Sprintf(
+		return recommend.Pause(d, current, controllerutils.False(recommend.ReasonInvalidPausedReplicas, fmt.Sprintf(
 			"annotation %s=%q is not a whole number of replicas (0 or more, such as \"3\"): the autoscaler holds the target at its %d replicas until the annotation is corrected or removed",
-			seedmanagementv1alpha1.AnnotationPausedReplicas, v, current)})
+			seedmanagementv1alpha1.AnnotationPausedReplicas, v, current)))
 	}
-	return recommend.Pause(d, int32(n), recommend.Condition{Reason: recommend.ReasonScalingPaused, Message: fmt.Sprintf(
-		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, seedmanagementv1alpha1.AnnotationPausedReplicas)})
+	return recommend.Pause(d, int32(n), controllerutils.False(recommend.ReasonScalingPaused, fmt.Sprintf(
+		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, seedmanagementv1alpha1.AnnotationPausedReplicas)))
 }
 
 // decide observes the target's seeds and metrics and decides. With an unusable selector
@@ -193,7 +190,7 @@ func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 			msg += ": " + err.Error()
 		}
 		in := buildInput(sa, &observation{current: sc.Spec.Replicas}, now, r.MetricMaxAge)
-		return recommend.Hold(in, recommend.Condition{Reason: recommend.ReasonInvalidSelector, Message: msg}), nil
+		return recommend.Hold(in, controllerutils.False(recommend.ReasonInvalidSelector, msg)), nil
 	}
 	obs, err := r.observe(ctx, sa, sc, selector)
 	if err != nil {
@@ -205,46 +202,52 @@ func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 // apply scales the target to the decision and puts the decision into status, also when the
 // scale cannot be written: status then shows what was decided and why it did not happen.
 func (r *Reconciler) apply(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
-	log := logf.FromContext(ctx)
 	current, desired := sc.Spec.Replicas, d.DesiredReplicas
-	log.V(1).Info("Decided", "current", current, "desired", desired, "reason", d.Reason)
+	logf.FromContext(ctx).V(1).Info("Decided", "current", current, "desired", desired, "reason", d.Reason)
 
 	able := d.AbleToScale
 	scaled := false
-	if desired != current {
-		if r.DryRun {
-			able = recommend.Condition{Status: true, Reason: recommend.ReasonDryRun,
-				Message: fmt.Sprintf("dry run: would scale from %d to %d", current, desired)}
-			r.event(sa, corev1.EventTypeNormal, EventDryRunRescale, "Scale", "Dry run, not scaled: %s", rescaleMessage(current, desired, d.Reason))
-		} else {
-			sc.Spec.Replicas = desired
-			if _, err := r.Scales.Scales(sa.Namespace).Update(ctx, gr, sc, metav1.UpdateOptions{}); err != nil {
-				err = fmt.Errorf("scaling %s %s/%s from %d to %d: %w", sa.Spec.ScaleTargetRef.Kind, sa.Namespace, sa.Spec.ScaleTargetRef.Name, current, desired, err)
-				r.writeDecision(sa, d, recommend.Condition{Reason: recommend.ReasonFailedUpdateScale, Message: err.Error()})
-				r.event(sa, corev1.EventTypeWarning, EventFailedRescale, "Scale", "%s", err.Error())
-				return err
-			}
-			scaled = true
-			able = recommend.Condition{Status: true, Reason: recommend.ReasonSucceededRescale,
-				Message: fmt.Sprintf("the autoscaler scaled the target from %d to %d", current, desired)}
-			sa.Status.LastScaleTime = &metav1.Time{Time: now}
-			sa.Status.ScaleEvents = scaleEventsStatus(recommend.RecordScaleEvent(now, desired-current,
-				recommend.BehaviorFromSpec(sa.Spec.Behavior), scaleEventsFromStatus(sa.Status.ScaleEvents)))
-			log.Info("Scaled the target", "from", current, "to", desired, "reason", d.Reason)
-			r.event(sa, corev1.EventTypeNormal, EventSuccessfulRescale, "Scale", "%s", rescaleMessage(current, desired, d.Reason))
+	switch {
+	case desired == current:
+	case r.DryRun:
+		able = controllerutils.True(recommend.ReasonDryRun, fmt.Sprintf("dry run: would scale from %d to %d", current, desired))
+		r.event(sa, EventDryRunRescale, "Scale", "Dry run, not scaled: %s", rescaleMessage(current, desired, d.Reason))
+	default:
+		if err := r.scale(ctx, sa, gr, sc, d, now); err != nil {
+			r.writeDecision(sa, d, controllerutils.False(recommend.ReasonFailedUpdateScale, err.Error()))
+			r.event(sa, EventFailedRescale, "Scale", "%s", err.Error())
+			return err
 		}
+		scaled = true
+		able = controllerutils.True(recommend.ReasonSucceededRescale, fmt.Sprintf("the autoscaler scaled the target from %d to %d", current, desired))
 	}
 	r.Instruments.decision(direction(current, desired))
 
 	r.writeDecision(sa, d, able)
 	switch {
 	case scaled && desired == 0 && d.ScalingActive.Reason != recommend.ReasonScalingPaused:
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, true, recommend.ReasonScaledToZero,
-			"the autoscaler scaled the target to zero replicas: it had no demand and its last seed was empty")
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, controllerutils.True(recommend.ReasonScaledToZero,
+			"the autoscaler scaled the target to zero replicas: it had no demand and its last seed was empty"))
 	case current > 0 || scaled:
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, false, recommend.ReasonNotScaledToZero,
-			"the target has replicas, or was not scaled to zero by the autoscaler")
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, controllerutils.False(recommend.ReasonNotScaledToZero,
+			"the target has replicas, or was not scaled to zero by the autoscaler"))
 	}
+	return nil
+}
+
+// scale writes the decided replicas through the target's scale subresource and records the
+// scale event in status.
+func (r *Reconciler) scale(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
+	current, desired := sc.Spec.Replicas, d.DesiredReplicas
+	sc.Spec.Replicas = desired
+	if _, err := r.Scales.Scales(sa.Namespace).Update(ctx, gr, sc, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("scaling %s %s/%s from %d to %d: %w", sa.Spec.ScaleTargetRef.Kind, sa.Namespace, sa.Spec.ScaleTargetRef.Name, current, desired, err)
+	}
+	sa.Status.LastScaleTime = &metav1.Time{Time: now}
+	sa.Status.ScaleEvents = scaleEventsStatus(recommend.RecordScaleEvent(now, desired-current,
+		recommend.BehaviorFromSpec(sa.Spec.Behavior), scaleEventsFromStatus(sa.Status.ScaleEvents)))
+	logf.FromContext(ctx).Info("Scaled the target", "from", current, "to", desired, "reason", d.Reason)
+	r.event(sa, EventSuccessfulRescale, "Scale", "%s", rescaleMessage(current, desired, d.Reason))
 	return nil
 }
 
@@ -280,29 +283,53 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
 	targetGK := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
 	if targetGK == setGroupKind {
-		obs.set = &seedmanagementv1alpha1.ManagedSeedSet{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: sa.Namespace, Name: ref.Name}, obs.set); err != nil {
-			return nil, fmt.Errorf("reading ManagedSeedSet %s/%s, the target of SeedAutoscaler %s: %w", sa.Namespace, ref.Name, klog.KObj(sa), err)
-		}
-		list := &seedmanagementv1alpha1.ManagedSeedList{}
-		if err := r.Client.List(ctx, list, client.InNamespace(sa.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
-			return nil, fmt.Errorf("listing the ManagedSeeds of ManagedSeedSet %s/%s: %w", sa.Namespace, ref.Name, err)
-		}
-		obs.managedSeeds = list.Items
-		obs.managedSeedsDeleting = map[string]bool{}
-		for i := range list.Items {
-			if list.Items[i].DeletionTimestamp != nil {
-				obs.managedSeedsDeleting[list.Items[i].Name] = true
-			}
-		}
-		if err := r.readShootProtection(ctx, sa, obs); err != nil {
+		if err := r.readSet(ctx, sa, selector, obs); err != nil {
 			return nil, err
 		}
 	}
 	if err := r.readSeeds(ctx, sa, selector, obs); err != nil {
 		return nil, err
 	}
+	r.readUsage(sa, selector, obs)
 
+	if obs.set == nil {
+		return obs, nil // no pending-fit for other kinds (buildInput)
+	}
+	pending, err := r.Metrics.NamespacedMetrics(sa.Namespace).GetForObject(targetGK, ref.Name, MetricPendingShoots, labels.Everything())
+	if err != nil {
+		r.Instruments.fetchError(MetricPendingShoots)
+		logf.FromContext(ctx).V(1).Info("Pending shoots unknown", "error", err.Error())
+	} else {
+		obs.pending = &sample{value: pending.Value.AsApproximateFloat64(), at: pending.Timestamp.Time}
+	}
+	return obs, nil
+}
+
+// readSet fills obs with the target ManagedSeedSet, its ManagedSeeds (those its selector
+// picks) and which of them are deleted or protected.
+func (r *Reconciler) readSet(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
+	ref := sa.Spec.ScaleTargetRef
+	obs.set = &seedmanagementv1alpha1.ManagedSeedSet{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: sa.Namespace, Name: ref.Name}, obs.set); err != nil {
+		return fmt.Errorf("reading ManagedSeedSet %s/%s, the target of SeedAutoscaler %s: %w", sa.Namespace, ref.Name, klog.KObj(sa), err)
+	}
+	list := &seedmanagementv1alpha1.ManagedSeedList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(sa.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return fmt.Errorf("listing the ManagedSeeds of ManagedSeedSet %s/%s: %w", sa.Namespace, ref.Name, err)
+	}
+	obs.managedSeeds = list.Items
+	obs.managedSeedsDeleting = map[string]bool{}
+	for i := range list.Items {
+		if list.Items[i].DeletionTimestamp != nil {
+			obs.managedSeedsDeleting[list.Items[i].Name] = true
+		}
+	}
+	return r.readShootProtection(ctx, sa, obs)
+}
+
+// readUsage fills obs.usage with the usage of each resource of the spec on the seeds in
+// obs.seeds, from the custom metrics API, and obs.usageErrors with why it could not.
+func (r *Reconciler) readUsage(sa *seedmanagementv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) {
 	for _, res := range resourcesOf(sa) {
 		values, err := r.Metrics.RootScopedMetrics().GetForObjects(seedGroupKind, selector, MetricSeedUsage,
 			labels.SelectorFromSet(labels.Set{"resource": res}))
@@ -319,18 +346,6 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 		}
 		obs.usage[res] = byName
 	}
-
-	if obs.set == nil {
-		return obs, nil // no pending-fit for other kinds (buildInput)
-	}
-	pending, err := r.Metrics.NamespacedMetrics(sa.Namespace).GetForObject(targetGK, ref.Name, MetricPendingShoots, labels.Everything())
-	if err != nil {
-		r.Instruments.fetchError(MetricPendingShoots)
-		logf.FromContext(ctx).V(1).Info("Pending shoots unknown", "error", err.Error())
-	} else {
-		obs.pending = &sample{value: pending.Value.AsApproximateFloat64(), at: pending.Timestamp.Time}
-	}
-	return obs, nil
 }
 
 // readShootProtection fills obs.shootsProtected: the set controller keeps a replica whose
@@ -390,17 +405,15 @@ func (r *Reconciler) readSeeds(ctx context.Context, sa *seedmanagementv1alpha1.S
 	return nil
 }
 
-// writeDecision puts the decision into status, and emits a Warning the moment metrics
+// writeDecision puts the decision into status, and records a Warning the moment metrics
 // become unavailable and an event the moment a scale-in is held by removable seeds.
-func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d recommend.Decision, able recommend.Condition) {
-	wasActive := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
-	wasLimited := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingLimited)
-	if !d.ScalingActive.Status && (wasActive == nil || wasActive.Status != metav1.ConditionFalse || wasActive.Reason != string(d.ScalingActive.Reason)) {
-		typ, reason := scalingActiveEvent(d.ScalingActive.Reason)
-		r.event(sa, typ, reason, "Evaluate", "%s", d.ScalingActive.Message)
+func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d recommend.Decision, able controllerutils.Outcome) {
+	if !d.ScalingActive.IsTrue() && controllerutils.ConditionChanged(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive) {
+		r.event(sa, scalingActiveEvent(d.ScalingActive.Reason), "Evaluate", "%s", d.ScalingActive.Message)
 	}
-	if d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds && (wasLimited == nil || wasLimited.Reason != string(d.ScalingLimited.Reason)) {
-		r.event(sa, corev1.EventTypeNormal, EventScalingLimited, "Evaluate", "%s", d.ScalingLimited.Message)
+	if d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds &&
+		controllerutils.ConditionChanged(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited) {
+		r.event(sa, EventScalingLimited, "Evaluate", "%s", d.ScalingLimited.Message)
 	}
 
 	sa.Status.DesiredReplicas = d.DesiredReplicas
@@ -408,58 +421,37 @@ func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d 
 	sa.Status.Targets = recommend.Targets(d.Metrics)
 	sa.Status.Recommendations = recommendationsStatus(d.Recommendations)
 	sa.Status.MetricFailures = metricFailuresStatus(d.MetricFailures)
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, able.Status, able.Reason, able.Message)
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive.Status, d.ScalingActive.Reason, d.ScalingActive.Message)
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited.Status, d.ScalingLimited.Reason, d.ScalingLimited.Message)
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, able)
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive)
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited)
 }
 
 // scalingActiveEvent is the event of a reason of ScalingActive False: MetricsUnavailable
 // only when metrics are, so that the event means one thing; a reason of its own otherwise,
 // a Warning for what needs fixing, Normal for what someone chose.
-func scalingActiveEvent(reason recommend.ConditionReason) (string, EventReason) {
+func scalingActiveEvent(reason controllerutils.Reason) controllerutils.EventReason {
 	switch reason {
 	case recommend.ReasonFailedGetResourceMetric, recommend.ReasonIncompleteMetrics, recommend.ReasonFailedGetPendingMetric, recommend.ReasonFallbackActive:
-		return corev1.EventTypeWarning, EventMetricsUnavailable
+		return EventMetricsUnavailable
 	case recommend.ReasonScalingDisabled:
-		return corev1.EventTypeNormal, EventScalingDisabled
+		return EventScalingDisabled
 	case recommend.ReasonScalingPaused:
-		return corev1.EventTypeNormal, EventScalingPaused
+		return EventScalingPaused
 	case recommend.ReasonInvalidPausedReplicas:
-		return corev1.EventTypeWarning, EventInvalidPausedReplicas
+		return EventInvalidPausedReplicas
 	case recommend.ReasonInvalidSelector:
-		return corev1.EventTypeWarning, EventInvalidSelector
+		return EventInvalidSelector
 	case recommend.ReasonInvalidCapacityAnnotation:
-		return corev1.EventTypeWarning, EventInvalidCapacityAnnotation
+		return EventInvalidCapacityAnnotation
 	default:
-		return corev1.EventTypeWarning, EventReason(reason)
+		return controllerutils.Warning(reason)
 	}
 }
 
-func (r *Reconciler) setCondition(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string, status bool, reason recommend.ConditionReason, message string) {
-	s := metav1.ConditionFalse
-	if status {
-		s = metav1.ConditionTrue
-	}
-	c := metav1.Condition{Type: typ, Status: s, Reason: string(reason), Message: message, ObservedGeneration: sa.Generation}
-	if existing := meta.FindStatusCondition(sa.Status.Conditions, typ); existing == nil || existing.Status != s {
-		c.LastTransitionTime = metav1.NewTime(r.Clock.Now())
-	}
-	meta.SetStatusCondition(&sa.Status.Conditions, c)
+func (r *Reconciler) setCondition(sa *seedmanagementv1alpha1.SeedAutoscaler, conditionType string, o controllerutils.Outcome) {
+	controllerutils.SetCondition(&sa.Status.Conditions, conditionType, o, sa.Generation, r.Clock.Now())
 }
 
-func (r *Reconciler) event(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string, reason EventReason, action, note string, args ...any) {
-	if r.Recorder != nil {
-		r.Recorder.Eventf(sa, nil, typ, string(reason), action, note, args...)
-	}
-}
-
-// patchStatus writes the status once, when it changed.
-func (r *Reconciler) patchStatus(ctx context.Context, before, sa *seedmanagementv1alpha1.SeedAutoscaler) error {
-	if apiequality.Semantic.DeepEqual(before.Status, sa.Status) {
-		return nil
-	}
-	if err := r.Client.Status().Patch(ctx, sa, client.MergeFrom(before)); err != nil {
-		return fmt.Errorf("writing the status of SeedAutoscaler %s: %w", klog.KObj(sa), err)
-	}
-	return nil
+func (r *Reconciler) event(sa *seedmanagementv1alpha1.SeedAutoscaler, reason controllerutils.EventReason, action, note string, args ...any) {
+	controllerutils.Event(r.Recorder, sa, nil, reason, action, note, args...)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 // Decide computes the replicas of the target from the metrics, the pending demand, the
@@ -16,9 +18,9 @@ func Decide(in Input) Decision {
 		DesiredReplicas: in.CurrentReplicas,
 		Recommendations: in.Recommendations,
 		MetricFailures:  map[string]time.Time{},
-		AbleToScale:     Condition{Status: true, Reason: ReasonReadyForNewScale, Message: "the recommended size matches the current size"},
-		ScalingActive:   Condition{Status: true, Reason: ReasonValidMetricFound, Message: "the replica count is calculated from the metrics"},
-		ScalingLimited:  Condition{Status: false, Reason: ReasonDesiredWithinRange, Message: "the desired replica count is within the acceptable range"},
+		AbleToScale:     controllerutils.True(ReasonReadyForNewScale, "the recommended size matches the current size"),
+		ScalingActive:   controllerutils.True(ReasonValidMetricFound, "the replica count is calculated from the metrics"),
+		ScalingLimited:  controllerutils.False(ReasonDesiredWithinRange, "the desired replica count is within the acceptable range"),
 	}
 	current := in.CurrentReplicas
 
@@ -26,8 +28,8 @@ func Decide(in Input) Decision {
 
 	if current == 0 && in.MinReplicas > 0 && !in.ScaledToZero {
 		// A human scaled the target to zero: leave it there, as HPA does.
-		d.ScalingActive = Condition{Reason: ReasonScalingDisabled,
-			Message: fmt.Sprintf("scaling is disabled since the target was scaled to zero by someone else and minReplicas is %d; scale it to at least 1 or set minReplicas to 0", in.MinReplicas)}
+		d.ScalingActive = controllerutils.False(ReasonScalingDisabled,
+			fmt.Sprintf("scaling is disabled since the target was scaled to zero by someone else and minReplicas is %d; scale it to at least 1 or set minReplicas to 0", in.MinReplicas))
 		d.Reason = "scaling is disabled"
 		return d
 	}
@@ -36,11 +38,11 @@ func Decide(in Input) Decision {
 	case current > in.MaxReplicas:
 		d.DesiredReplicas = in.MaxReplicas
 		d.Reason = fmt.Sprintf("the current replicas are above maxReplicas %d", in.MaxReplicas)
-		d.ScalingLimited = Condition{Status: true, Reason: ReasonTooManyReplicas, Message: "the replica count is more than the maximum replica count"}
+		d.ScalingLimited = controllerutils.True(ReasonTooManyReplicas, "the replica count is more than the maximum replica count")
 	case current < in.MinReplicas:
 		d.DesiredReplicas = in.MinReplicas
 		d.Reason = fmt.Sprintf("the current replicas are below minReplicas %d", in.MinReplicas)
-		d.ScalingLimited = Condition{Status: true, Reason: ReasonTooFewReplicas, Message: "the replica count is less than the minimum replica count"}
+		d.ScalingLimited = controllerutils.True(ReasonTooFewReplicas, "the replica count is less than the minimum replica count")
 	case proposal < 0:
 		// Nothing is known: hold, and record nothing the windows could act on later.
 		d.Reason = "no metric could be evaluated"
@@ -59,15 +61,15 @@ func Decide(in Input) Decision {
 
 // Hold is the decision when nothing can be observed: the replicas stay, no metric is known,
 // nothing is recorded for the windows, and active says why.
-func Hold(in Input, active Condition) Decision {
+func Hold(in Input, active controllerutils.Outcome) Decision {
 	d := Decision{
 		DesiredReplicas: in.CurrentReplicas,
 		Reason:          active.Message,
 		Recommendations: in.Recommendations,
 		MetricFailures:  in.MetricFailures,
-		AbleToScale:     Condition{Status: true, Reason: ReasonReadyForNewScale, Message: "the target's scale can be read"},
+		AbleToScale:     controllerutils.True(ReasonReadyForNewScale, "the target's scale can be read"),
 		ScalingActive:   active,
-		ScalingLimited:  Condition{Reason: ReasonDesiredWithinRange, Message: "nothing was decided, the replicas hold"},
+		ScalingLimited:  controllerutils.False(ReasonDesiredWithinRange, "nothing was decided, the replicas hold"),
 	}
 	for _, m := range in.Metrics {
 		d.Metrics = append(d.Metrics, MetricValue{Key: m.Key, Resource: m.Resource, Target: m.Target, Proposal: -1})
@@ -79,11 +81,11 @@ func Hold(in Input, active Condition) Decision {
 // target goes to replicas and stays, whatever the metrics say, and active says why. The
 // metrics are still measured and the recommendations recorded, so that the windows know
 // the demand when the autoscaler resumes.
-func Pause(d Decision, replicas int32, active Condition) Decision {
+func Pause(d Decision, replicas int32, active controllerutils.Outcome) Decision {
 	d.DesiredReplicas, d.Reason = replicas, active.Message
-	d.AbleToScale = Condition{Status: true, Reason: ReasonReadyForNewScale, Message: "the target's scale can be read"}
+	d.AbleToScale = controllerutils.True(ReasonReadyForNewScale, "the target's scale can be read")
 	d.ScalingActive = active
-	d.ScalingLimited = Condition{Reason: ReasonDesiredWithinRange, Message: "paused: no limit applies"}
+	d.ScalingLimited = controllerutils.False(ReasonDesiredWithinRange, "paused: no limit applies")
 	return d
 }
 
@@ -186,26 +188,26 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 
 	switch {
 	case len(problems) == 0 && len(waiting) > 0:
-		d.ScalingActive = Condition{Status: true, Reason: ReasonWaitingForSeeds,
-			Message: "no seed of the target is ready to measure yet, so the replicas hold and only pending shoots scale out: " + strings.Join(append(waiting, notes...), "; ")}
+		d.ScalingActive = controllerutils.True(ReasonWaitingForSeeds,
+			"no seed of the target is ready to measure yet, so the replicas hold and only pending shoots scale out: "+strings.Join(append(waiting, notes...), "; "))
 	case len(problems) == 0:
 		if len(notes) > 0 {
 			d.ScalingActive.Message += "; " + strings.Join(notes, "; ")
 		}
 	case fallback:
-		d.ScalingActive = Condition{Reason: ReasonFallbackActive, Message: "metrics are unavailable, a fallback applies: " + strings.Join(problems, "; ")}
+		d.ScalingActive = controllerutils.False(ReasonFallbackActive, "metrics are unavailable, a fallback applies: "+strings.Join(problems, "; "))
 	case best < 0:
-		d.ScalingActive = Condition{Reason: ReasonFailedGetResourceMetric, Message: "no metric could be evaluated: " + strings.Join(problems, "; ")}
+		d.ScalingActive = controllerutils.False(ReasonFailedGetResourceMetric, "no metric could be evaluated: "+strings.Join(problems, "; "))
 	case !dm.PendingKnown && len(problems) == 1:
-		d.ScalingActive = Condition{Reason: ReasonFailedGetPendingMetric, Message: "scaling in is held, scaling out only on what is known: " + problems[0]}
+		d.ScalingActive = controllerutils.False(ReasonFailedGetPendingMetric, "scaling in is held, scaling out only on what is known: "+problems[0])
 	default:
-		d.ScalingActive = Condition{Reason: ReasonIncompleteMetrics, Message: "scaling in is held, scaling out only on what is known: " + strings.Join(problems, "; ")}
+		d.ScalingActive = controllerutils.False(ReasonIncompleteMetrics, "scaling in is held, scaling out only on what is known: "+strings.Join(problems, "; "))
 	}
 	if dm.InvalidCapacityAnnotation != "" {
 		// Scaling goes on with the capacity the set has without the annotation, as the
 		// scheduler's pending-fit does; the condition says so until the annotation is fixed.
-		if d.ScalingActive.Status {
-			d.ScalingActive = Condition{Reason: ReasonInvalidCapacityAnnotation, Message: dm.InvalidCapacityAnnotation}
+		if d.ScalingActive.IsTrue() {
+			d.ScalingActive = controllerutils.False(ReasonInvalidCapacityAnnotation, dm.InvalidCapacityAnnotation)
 		} else {
 			d.ScalingActive.Message += "; " + dm.InvalidCapacityAnnotation
 		}
@@ -253,11 +255,11 @@ func normalize(in Input, proposal int32, d *Decision) int32 {
 	d.Recommendations = recs
 	switch {
 	case stabilized < proposal:
-		d.AbleToScale = Condition{Status: true, Reason: ReasonScaleUpStabilized,
-			Message: fmt.Sprintf("recent recommendations were lower than %d, holding at %d", proposal, stabilized)}
+		d.AbleToScale = controllerutils.True(ReasonScaleUpStabilized,
+			fmt.Sprintf("recent recommendations were lower than %d, holding at %d", proposal, stabilized))
 	case stabilized > proposal:
-		d.AbleToScale = Condition{Status: true, Reason: ReasonScaleDownStabilized,
-			Message: fmt.Sprintf("recent recommendations were higher than %d, holding at %d for the %s scale-down window", proposal, stabilized, b.ScaleDown.StabilizationWindow)}
+		d.AbleToScale = controllerutils.True(ReasonScaleDownStabilized,
+			fmt.Sprintf("recent recommendations were higher than %d, holding at %d for the %s scale-down window", proposal, stabilized, b.ScaleDown.StabilizationWindow))
 	}
 
 	desired := stabilized
@@ -271,7 +273,7 @@ func normalize(in Input, proposal int32, d *Decision) int32 {
 		}
 		if stabilized > limit {
 			desired = limit
-			d.ScalingLimited = Condition{Status: true, Reason: reason, Message: message}
+			d.ScalingLimited = controllerutils.True(reason, message)
 		}
 	case stabilized < current:
 		limit := min(ScaleDownLimit(in.Now, current, in.ScaleEvents, b.ScaleDown), current)
@@ -282,7 +284,7 @@ func normalize(in Input, proposal int32, d *Decision) int32 {
 		}
 		if stabilized < limit {
 			desired = limit
-			d.ScalingLimited = Condition{Status: true, Reason: reason, Message: message}
+			d.ScalingLimited = controllerutils.True(reason, message)
 		}
 	}
 	return desired
@@ -296,7 +298,7 @@ func limitByRemovable(in Input, d *Decision) {
 	}
 	wanted := d.DesiredReplicas
 	d.DesiredReplicas = current - max(in.RemovableReplicas, 0)
-	d.ScalingLimited = Condition{Status: true, Reason: ReasonTooFewRemovableSeeds, Message: fmt.Sprintf(
+	d.ScalingLimited = controllerutils.True(ReasonTooFewRemovableSeeds, fmt.Sprintf(
 		"scaling in to %d replicas needs %d seeds removed, but only %d can be removed (empty and not protected from deletion); holding at %d",
-		wanted, current-wanted, max(in.RemovableReplicas, 0), d.DesiredReplicas)}
+		wanted, current-wanted, max(in.RemovableReplicas, 0), d.DesiredReplicas))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -192,7 +193,7 @@ func TestDecideFromZero(t *testing.T) {
 	t.Run("no demand stays at zero", func(t *testing.T) {
 		d := Decide(zero())
 		assert.Equal(t, int32(0), d.DesiredReplicas)
-		assert.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
+		assert.Equal(t, metav1.ConditionTrue, d.ScalingActive.Status, d.ScalingActive.Message)
 	})
 	t.Run("pending demand sized by the hint", func(t *testing.T) {
 		in := zero()
@@ -204,7 +205,7 @@ func TestDecideFromZero(t *testing.T) {
 		in.Demand.Pending, in.Demand.AllocatablePerSeed = 7, 0
 		d := Decide(in)
 		assert.Equal(t, int32(1), d.DesiredReplicas)
-		assert.False(t, d.ScalingActive.Status)
+		assert.Equal(t, metav1.ConditionFalse, d.ScalingActive.Status)
 	})
 	t.Run("a Percent-only scale-up policy still starts from zero", func(t *testing.T) {
 		in := zero()
@@ -269,7 +270,7 @@ func TestDecideMissingMetrics(t *testing.T) {
 		in.Recommendations = old
 		d := Decide(in)
 		assert.Equal(t, int32(2), d.DesiredReplicas, "the missing seed full: ceil(100 × 4 / 200)")
-		assert.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
+		assert.Equal(t, metav1.ConditionTrue, d.ScalingActive.Status, d.ScalingActive.Message)
 		assert.Equal(t, ReasonValidMetricFound, d.ScalingActive.Reason)
 		assert.Contains(t, d.ScalingActive.Message, "1 of 4 seeds have no fresh metric")
 	})
@@ -284,7 +285,7 @@ func TestDecideMissingMetrics(t *testing.T) {
 		in := input(4, 1, 10, shootsMetric(50, 100, 100, 100, -1))
 		d := Decide(in)
 		assert.Equal(t, int32(6), d.DesiredReplicas, "the missing seed counts as empty: ceil(300 × 4 / 200)")
-		assert.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
+		assert.Equal(t, metav1.ConditionTrue, d.ScalingActive.Status, d.ScalingActive.Message)
 	})
 	t.Run("no metric at all holds", func(t *testing.T) {
 		in := input(4, 1, 10, Metric{Key: "resource/shoots", Resource: "shoots", Target: Target{UtilizationPercent: 50}, FetchError: "the adapter is unavailable"})
@@ -329,7 +330,7 @@ func TestDecideFallback(t *testing.T) {
 	// The metric recovers: the failure is forgotten.
 	d = a.step(time.Minute, shootsMetric(50, 50, 50, 50, 50, 50, 50))
 	assert.Empty(t, d.MetricFailures)
-	assert.True(t, d.ScalingActive.Status)
+	assert.Equal(t, metav1.ConditionTrue, d.ScalingActive.Status)
 }
 
 func TestDecideRestartDecidesTheSame(t *testing.T) {
@@ -396,7 +397,7 @@ func TestDecideBootstrappingSeedsAreNoMetricFailure(t *testing.T) {
 			for range 40 { // 10 minutes
 				d := a.step(15 * time.Second)
 				require.Equal(t, int32(1), a.in.CurrentReplicas, d.Reason)
-				require.True(t, d.ScalingActive.Status, d.ScalingActive.Message)
+				require.Equal(t, metav1.ConditionTrue, d.ScalingActive.Status, d.ScalingActive.Message)
 				assert.Equal(t, ReasonWaitingForSeeds, d.ScalingActive.Reason)
 				assert.Empty(t, d.MetricFailures, "bootstrapping never counts toward failureDurationSeconds")
 			}

@@ -6,6 +6,8 @@ package recommend
 
 import (
 	"time"
+
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 // Seed is what is known about one seed of the target for one resource.
@@ -153,52 +155,42 @@ type Input struct {
 	MetricFailures map[string]time.Time
 }
 
-// ConditionReason is the reason of a SeedAutoscaler condition.
-type ConditionReason string
-
 // Condition reasons, HPA's where they mean the same.
 const (
 	// AbleToScale
-	ReasonReadyForNewScale    ConditionReason = "ReadyForNewScale"
-	ReasonScaleUpStabilized   ConditionReason = "ScaleUpStabilized"
-	ReasonScaleDownStabilized ConditionReason = "ScaleDownStabilized"
-	ReasonSucceededRescale    ConditionReason = "SucceededRescale"
-	ReasonFailedGetScale      ConditionReason = "FailedGetScale"
-	ReasonFailedUpdateScale   ConditionReason = "FailedUpdateScale"
-	ReasonDryRun              ConditionReason = "DryRun"
+	ReasonReadyForNewScale    controllerutils.Reason = "ReadyForNewScale"
+	ReasonScaleUpStabilized   controllerutils.Reason = "ScaleUpStabilized"
+	ReasonScaleDownStabilized controllerutils.Reason = "ScaleDownStabilized"
+	ReasonSucceededRescale    controllerutils.Reason = "SucceededRescale"
+	ReasonFailedGetScale      controllerutils.Reason = "FailedGetScale"
+	ReasonFailedUpdateScale   controllerutils.Reason = "FailedUpdateScale"
+	ReasonDryRun              controllerutils.Reason = "DryRun"
 
 	// ScalingActive
-	ReasonValidMetricFound          ConditionReason = "ValidMetricFound"
-	ReasonWaitingForSeeds           ConditionReason = "WaitingForSeeds"
-	ReasonFailedGetResourceMetric   ConditionReason = "FailedGetResourceMetric"
-	ReasonIncompleteMetrics         ConditionReason = "IncompleteMetrics"
-	ReasonFailedGetPendingMetric    ConditionReason = "FailedGetPendingMetric"
-	ReasonFallbackActive            ConditionReason = "FallbackActive"
-	ReasonScalingDisabled           ConditionReason = "ScalingDisabled"
-	ReasonInvalidSelector           ConditionReason = "InvalidSelector"
-	ReasonInvalidCapacityAnnotation ConditionReason = "InvalidCapacityAnnotation"
-	ReasonScalingPaused             ConditionReason = "ScalingPaused"
-	ReasonInvalidPausedReplicas     ConditionReason = "InvalidPausedReplicas"
+	ReasonValidMetricFound          controllerutils.Reason = "ValidMetricFound"
+	ReasonWaitingForSeeds           controllerutils.Reason = "WaitingForSeeds"
+	ReasonFailedGetResourceMetric   controllerutils.Reason = "FailedGetResourceMetric"
+	ReasonIncompleteMetrics         controllerutils.Reason = "IncompleteMetrics"
+	ReasonFailedGetPendingMetric    controllerutils.Reason = "FailedGetPendingMetric"
+	ReasonFallbackActive            controllerutils.Reason = "FallbackActive"
+	ReasonScalingDisabled           controllerutils.Reason = "ScalingDisabled"
+	ReasonInvalidSelector           controllerutils.Reason = "InvalidSelector"
+	ReasonInvalidCapacityAnnotation controllerutils.Reason = "InvalidCapacityAnnotation"
+	ReasonScalingPaused             controllerutils.Reason = "ScalingPaused"
+	ReasonInvalidPausedReplicas     controllerutils.Reason = "InvalidPausedReplicas"
 
 	// ScalingLimited
-	ReasonDesiredWithinRange   ConditionReason = "DesiredWithinRange"
-	ReasonTooManyReplicas      ConditionReason = "TooManyReplicas"
-	ReasonTooFewReplicas       ConditionReason = "TooFewReplicas"
-	ReasonScaleUpLimit         ConditionReason = "ScaleUpLimit"
-	ReasonScaleDownLimit       ConditionReason = "ScaleDownLimit"
-	ReasonTooFewRemovableSeeds ConditionReason = "TooFewRemovableSeeds"
+	ReasonDesiredWithinRange   controllerutils.Reason = "DesiredWithinRange"
+	ReasonTooManyReplicas      controllerutils.Reason = "TooManyReplicas"
+	ReasonTooFewReplicas       controllerutils.Reason = "TooFewReplicas"
+	ReasonScaleUpLimit         controllerutils.Reason = "ScaleUpLimit"
+	ReasonScaleDownLimit       controllerutils.Reason = "ScaleDownLimit"
+	ReasonTooFewRemovableSeeds controllerutils.Reason = "TooFewRemovableSeeds"
 
 	// ScaledToZero
-	ReasonScaledToZero    ConditionReason = "ScaledToZero"
-	ReasonNotScaledToZero ConditionReason = "NotScaledToZero"
+	ReasonScaledToZero    controllerutils.Reason = "ScaledToZero"
+	ReasonNotScaledToZero controllerutils.Reason = "NotScaledToZero"
 )
-
-// Condition is the outcome of a decision for one condition type.
-type Condition struct {
-	Status  bool
-	Reason  ConditionReason
-	Message string
-}
 
 // MetricValue is the measured value of one metric, for status.currentMetrics.
 type MetricValue struct {
@@ -229,7 +221,7 @@ type Decision struct {
 	// Metrics are the measured values, in the order of Input.Metrics.
 	Metrics []MetricValue
 
-	AbleToScale    Condition
-	ScalingActive  Condition
-	ScalingLimited Condition
+	AbleToScale    controllerutils.Outcome
+	ScalingActive  controllerutils.Outcome
+	ScalingLimited controllerutils.Outcome
 }

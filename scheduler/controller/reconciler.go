@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,6 +22,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
@@ -30,15 +30,17 @@ import (
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
 
-// EventReason is the reason of an event the scheduler emits on a shoot.
-type EventReason string
-
+// Reasons of the events the scheduler records on a shoot.
 const (
 	// EventSchedulingSuccessful: the shoot was bound to a seed.
-	EventSchedulingSuccessful EventReason = "SchedulingSuccessful"
+	EventSchedulingSuccessful = controllerutils.Normal("SchedulingSuccessful")
 	// EventSchedulingFailed: no seed fits the shoot; the message says why per seed.
-	EventSchedulingFailed EventReason = "SchedulingFailed"
+	EventSchedulingFailed = controllerutils.Warning("SchedulingFailed")
 )
+
+// retrySoon is how long a shoot waits to be looked at again when the caches are not ready
+// for it: before they have synced, or when a bind found them behind the kube-apiserver.
+const retrySoon = 100 * time.Millisecond
 
 // maxEventNote is the longest note events.k8s.io accepts; lastOperation gets the full text.
 const maxEventNote = 1024
@@ -82,32 +84,47 @@ type Reconciler struct {
 
 // Reconcile binds the shoot to a seed, or reports why none fits and retries with backoff.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logr.FromContextOrDiscard(ctx)
-	key := req.String()
 	r.scheduling.Add(1)
 	defer r.scheduling.Add(-1)
 	if r.Synced != nil && !r.Synced() {
 		// Deciding before every shoot is counted could overcommit a seed.
-		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+		return ctrl.Result{RequeueAfter: retrySoon}, nil
 	}
+	shoot, err := r.unscheduledShoot(ctx, req)
+	if err != nil || shoot == nil {
+		return ctrl.Result{}, err
+	}
+	return r.schedule(ctx, req.String(), shoot)
+}
+
+// unscheduledShoot gets the shoot when it is this scheduler's to place now; nil when it is
+// gone, someone else's, placed already, or being bound.
+func (r *Reconciler) unscheduledShoot(ctx context.Context, req ctrl.Request) (*gardencorev1beta1.Shoot, error) {
+	key := req.String()
 	shoot := &gardencorev1beta1.Shoot{}
 	if err := r.Client.Get(ctx, req.NamespacedName, shoot); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forget(key)
-			return ctrl.Result{}, nil
+			return nil, nil
 		}
-		return ctrl.Result{}, fmt.Errorf("getting shoot %s: %w", key, err)
+		return nil, fmt.Errorf("getting shoot %s: %w", key, err)
 	}
 	if !Responsible(shoot, r.Config.SchedulerName) || shoot.Spec.SeedName != nil || shoot.DeletionTimestamp != nil {
 		r.forget(key)
-		return ctrl.Result{}, nil
+		return nil, nil
 	}
 	if seed, ok := r.Ledger.Reserved(key); ok {
 		// Bound a moment ago; the informer has not shown it yet.
-		log.V(1).Info("Shoot is being bound", "seed", seed)
-		return ctrl.Result{}, nil
+		logr.FromContextOrDiscard(ctx).V(1).Info("Shoot is being bound", "seed", seed)
+		return nil, nil
 	}
+	return shoot, nil
+}
 
+// schedule decides a seed for the shoot under the ledger's lock, reserves it and binds, or
+// reports why no seed fits.
+func (r *Reconciler) schedule(ctx context.Context, key string, shoot *gardencorev1beta1.Shoot) (ctrl.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
 	start := r.Clock.Now()
 	in, err := r.input(ctx, shoot)
 	if err != nil {
@@ -134,8 +151,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Ledger.Release(key)
 		r.metrics.attempts.WithLabelValues(resultError).Inc()
 		if apierrors.IsConflict(err) {
-			// The cache was behind; the newer shoot comes with its own event.
-			return ctrl.Result{Requeue: true}, nil
+			// The cache was behind; the newer shoot comes with its own event, and this
+			// look again is the backstop.
+			return ctrl.Result{RequeueAfter: retrySoon}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("binding shoot %s to seed %s: %w", key, res.Seed.Name, err)
 	}
@@ -144,7 +162,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	r.metrics.binds.WithLabelValues(res.Seed.Name).Inc()
 	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
 	log.V(1).Info("Shoot scheduled", "seed", klog.KRef("", res.Seed.Name))
-	r.Recorder.Eventf(shoot, nil, corev1.EventTypeNormal, string(EventSchedulingSuccessful), "Schedule", "Scheduled to seed %s", res.Seed.Name)
+	controllerutils.Event(r.Recorder, shoot, nil, EventSchedulingSuccessful, "Schedule", "Scheduled to seed %s", res.Seed.Name)
 	return ctrl.Result{}, nil
 }
 
@@ -198,7 +216,7 @@ func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 	}
 	r.metrics.attempts.WithLabelValues(resultUnschedulable).Inc()
 	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
-	r.Recorder.Eventf(shoot, nil, corev1.EventTypeWarning, string(EventSchedulingFailed), "Schedule", "%s", truncate(description, maxEventNote))
+	controllerutils.Event(r.Recorder, shoot, nil, EventSchedulingFailed, "Schedule", "%s", truncate(description, maxEventNote))
 
 	before := shoot.DeepCopy()
 	shoot.Status.LastOperation = &gardencorev1beta1.LastOperation{
@@ -207,7 +225,7 @@ func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 		Description:    truncate(description, 32768),
 		LastUpdateTime: metav1.NewTime(r.Clock.Now()),
 	}
-	if err := r.Client.Status().Patch(ctx, shoot, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+	if err := controllerutils.PatchStatus(ctx, r.Client, shoot, before, false); client.IgnoreNotFound(err) != nil {
 		log.Error(err, "Reporting the scheduling failure in status.lastOperation failed")
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 // LabelManagedSeedNamespace on a Seed names the namespace of the ManagedSeed it was
@@ -18,71 +19,69 @@ import (
 // label is the back-pointer, and the ManagedSeed's finalizer deletes the Seed.
 const LabelManagedSeedNamespace = "seedmanagement.gardener.cloud/managedseed-namespace"
 
-// Reason is the reason of a ManagedSeed condition or event.
-type Reason string
-
 // Reasons of the ShootReconciled condition.
 const (
-	ReasonShootNotSpecified     Reason = "ShootNotSpecified"
-	ReasonShootNotFound         Reason = "ShootNotFound"
-	ReasonShootReconciling      Reason = "ShootReconciling"
-	ReasonShootReconcileFailed  Reason = "ShootReconcileFailed"
-	ReasonShootDeleting         Reason = "ShootDeleting"
-	ReasonShootReconcileSucceed Reason = "ShootReconcileSucceeded"
+	ReasonShootNotSpecified     controllerutils.Reason = "ShootNotSpecified"
+	ReasonShootNotFound         controllerutils.Reason = "ShootNotFound"
+	ReasonShootReconciling      controllerutils.Reason = "ShootReconciling"
+	ReasonShootReconcileFailed  controllerutils.Reason = "ShootReconcileFailed"
+	ReasonShootDeleting         controllerutils.Reason = "ShootDeleting"
+	ReasonShootReconcileSucceed controllerutils.Reason = "ShootReconcileSucceeded"
 )
 
-// Reasons of the SeedRegistered condition and of events.
+// Reasons of the SeedRegistered condition.
 const (
-	ReasonWaitingForShoot Reason = "WaitingForShoot"
-	ReasonInvalidSpec     Reason = "InvalidSpec"
-	ReasonSeedConflict    Reason = "SeedConflict"
-	ReasonSeedRegistered  Reason = "SeedRegistered"
-	ReasonSeedUpdated     Reason = "SeedUpdated"
-	ReasonDeletionBlocked Reason = "DeletionBlocked"
-	ReasonSeedDeleting    Reason = "SeedDeleting"
-	ReasonSeedDeleted     Reason = "SeedDeleted"
+	ReasonWaitingForShoot controllerutils.Reason = "WaitingForShoot"
+	ReasonInvalidSpec     controllerutils.Reason = "InvalidSpec"
+	ReasonSeedConflict    controllerutils.Reason = "SeedConflict"
+	ReasonSeedRegistered  controllerutils.Reason = "SeedRegistered"
+	ReasonDeletionBlocked controllerutils.Reason = "DeletionBlocked"
+	ReasonSeedDeleting    controllerutils.Reason = "SeedDeleting"
+)
+
+// Reasons of the events on a ManagedSeed; those that a condition reports too have its
+// reason.
+const (
+	EventSeedRegistered  = controllerutils.Normal(ReasonSeedRegistered)
+	EventSeedUpdated     = controllerutils.Normal("SeedUpdated")
+	EventSeedConflict    = controllerutils.Warning(ReasonSeedConflict)
+	EventDeletionBlocked = controllerutils.Warning(ReasonDeletionBlocked)
+	EventSeedDeleted     = controllerutils.Normal("SeedDeleted")
 )
 
 // Finalizer on a ManagedSeed keeps it until its Seed is gone.
 const Finalizer = "seedmanagement.gardener.cloud/managedseed"
 
-// Verdict is a condition's status, reason and message.
-type Verdict struct {
-	Status  metav1.ConditionStatus
-	Reason  Reason
-	Message string
-}
-
 // ShootReconciled decides the ShootReconciled condition from the ManagedSeed's shoot (nil
 // when it does not exist). Only a shoot whose last create or reconcile succeeded is
 // reconciled: the seed is registered, or updated, only then.
-func ShootReconciled(shootName string, shoot *gardencorev1beta1.Shoot) Verdict {
+func ShootReconciled(shootName string, shoot *gardencorev1beta1.Shoot) controllerutils.Outcome {
 	switch {
 	case shootName == "":
-		return Verdict{metav1.ConditionFalse, ReasonShootNotSpecified, "spec.shoot.name is empty: name the Shoot, in the ManagedSeed's namespace, to register as a seed."}
+		return controllerutils.False(ReasonShootNotSpecified, "spec.shoot.name is empty: name the Shoot, in the ManagedSeed's namespace, to register as a seed.")
 	case shoot == nil:
-		return Verdict{metav1.ConditionFalse, ReasonShootNotFound, fmt.Sprintf("Waiting for Shoot %s to be created.", shootName)}
+		return controllerutils.False(ReasonShootNotFound, fmt.Sprintf("Waiting for Shoot %s to be created.", shootName))
 	case shoot.DeletionTimestamp != nil:
-		return Verdict{metav1.ConditionFalse, ReasonShootDeleting, fmt.Sprintf("Shoot %s is being deleted.", shootName)}
+		return controllerutils.False(ReasonShootDeleting, fmt.Sprintf("Shoot %s is being deleted.", shootName))
 	}
 	op := shoot.Status.LastOperation
 	if op == nil {
-		return Verdict{metav1.ConditionFalse, ReasonShootReconciling, fmt.Sprintf("Waiting for Shoot %s to be reconciled for the first time.", shootName)}
+		return controllerutils.False(ReasonShootReconciling, fmt.Sprintf("Waiting for Shoot %s to be reconciled for the first time.", shootName))
 	}
 	if op.Type == gardencorev1beta1.LastOperationTypeDelete {
-		return Verdict{metav1.ConditionFalse, ReasonShootDeleting, fmt.Sprintf("Shoot %s is being deleted (last operation %s %s).", shootName, op.Type, op.State)}
+		return controllerutils.False(ReasonShootDeleting, fmt.Sprintf("Shoot %s is being deleted (last operation %s %s).", shootName, op.Type, op.State))
 	}
 	switch op.State {
 	case gardencorev1beta1.LastOperationStateSucceeded:
-		return Verdict{metav1.ConditionTrue, ReasonShootReconcileSucceed, fmt.Sprintf("Shoot %s was reconciled successfully.", shootName)}
+		return controllerutils.True(ReasonShootReconcileSucceed, fmt.Sprintf("Shoot %s was reconciled successfully.", shootName))
 	case gardencorev1beta1.LastOperationStateFailed, gardencorev1beta1.LastOperationStateError, gardencorev1beta1.LastOperationStateAborted:
 		msg := fmt.Sprintf("Shoot %s last %s ended %s", shootName, op.Type, op.State)
 		if op.Description != "" {
 			msg += ": " + op.Description
 		}
-		return Verdict{metav1.ConditionFalse, ReasonShootReconcileFailed, msg + "."}
+		return controllerutils.False(ReasonShootReconcileFailed, msg+".")
 	default:
-		return Verdict{metav1.ConditionFalse, ReasonShootReconciling, fmt.Sprintf("Waiting for Shoot %s: its %s is %s.", shootName, op.Type, op.State)}
+		return controllerutils.False(ReasonShootReconciling, fmt.Sprintf("Waiting for Shoot %s: its %s is %s.", shootName, op.Type, op.State))
 	}
 }
 

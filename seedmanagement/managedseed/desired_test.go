@@ -10,6 +10,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 func TestShootReconciled(t *testing.T) {
@@ -23,7 +24,7 @@ func TestShootReconciled(t *testing.T) {
 		shootName  string
 		shoot      *gardencorev1beta1.Shoot
 		wantStatus metav1.ConditionStatus
-		wantReason Reason
+		wantReason controllerutils.Reason
 	}{
 		{"no shoot named", "", nil, metav1.ConditionFalse, ReasonShootNotSpecified},
 		{"shoot missing", "s", nil, metav1.ConditionFalse, ReasonShootNotFound},

@@ -17,6 +17,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
@@ -94,7 +95,7 @@ func condition(ctx context.Context, c *assert.CollectT, key client.ObjectKey, ty
 	return cond
 }
 
-func assertCondition(ctx context.Context, t *testing.T, key client.ObjectKey, typ string, status metav1.ConditionStatus, reason Reason, msgAndArgs ...any) {
+func assertCondition(ctx context.Context, t *testing.T, key client.ObjectKey, typ string, status metav1.ConditionStatus, reason controllerutils.Reason, msgAndArgs ...any) {
 	t.Helper()
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		if cond := condition(ctx, c, key, typ); cond != nil {
@@ -260,7 +261,7 @@ func TestTemplateChangeUpdatesTheSeed(t *testing.T) {
 		assert.Equal(c, seed.Generation, seed.Status.ObservedGeneration)
 	}, eventually, tick)
 	assert.EventuallyWithT(t, func(c *assert.CollectT) {
-		assert.Contains(c, eventReasons(ctx, c, ms, corev1.EventTypeNormal), string(ReasonSeedUpdated))
+		assert.Contains(c, eventReasons(ctx, c, ms, corev1.EventTypeNormal), EventSeedUpdated.Reason())
 	}, eventually, tick)
 }
 

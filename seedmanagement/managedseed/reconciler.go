@@ -27,6 +27,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -72,7 +73,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 
-	statusBase := ms.DeepCopy()
+	before := ms.DeepCopy()
 	defer func() {
 		if apierrors.IsConflict(retErr) {
 			// The cache was behind; try again soon, quietly, without claiming this generation.
@@ -80,7 +81,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		} else if retErr == nil {
 			ms.Status.ObservedGeneration = ms.Generation
 		}
-		if err := r.patchStatus(ctx, ms, statusBase); err != nil {
+		// A ManagedSeed that is gone (its finalizer was just removed) has no status to write.
+		if err := controllerutils.PatchStatus(ctx, r.Client, ms, before, false); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
@@ -88,20 +90,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if ms.DeletionTimestamp != nil {
 		return r.reconcileDelete(ctx, ms)
 	}
-	if !controllerutil.ContainsFinalizer(ms, Finalizer) {
-		patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		controllerutil.AddFinalizer(ms, Finalizer)
-		if err := r.Client.Patch(ctx, ms, patch); err != nil {
-			return reconcile.Result{}, fmt.Errorf("adding the finalizer to ManagedSeed %s: %w", req.NamespacedName, err)
-		}
+	if err := controllerutils.EnsureFinalizer(ctx, r.Client, ms, Finalizer); err != nil {
+		return reconcile.Result{}, err
 	}
 	return r.reconcileNormal(ctx, ms)
 }
 
 // reconcileNormal waits for the shoot, then creates or updates the Seed and its status.
 func (r *Reconciler) reconcileNormal(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed) (reconcile.Result, error) {
-	log := logf.FromContext(ctx)
-
 	shootName := ""
 	if ms.Spec.Shoot != nil {
 		shootName = ms.Spec.Shoot.Name
@@ -110,14 +106,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, ms *seedmanagementv1al
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	shootVerdict := ShootReconciled(shootName, shoot)
-	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedShootReconciled, shootVerdict)
-	if shootVerdict.Status != metav1.ConditionTrue {
+	shootReconciled := ShootReconciled(shootName, shoot)
+	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedShootReconciled, shootReconciled)
+	if !shootReconciled.IsTrue() {
 		// A registered seed stays as it is while its shoot reconciles again; template
 		// changes wait for the shoot, as in Gardener.
 		if meta.FindStatusCondition(ms.Status.Conditions, seedmanagementv1alpha1.ManagedSeedSeedRegistered) == nil {
-			r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionFalse, ReasonWaitingForShoot,
-				fmt.Sprintf("The seed is registered once Shoot %s has reconciled successfully.", shootName)})
+			r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonWaitingForShoot,
+				fmt.Sprintf("The seed is registered once Shoot %s has reconciled successfully.", shootName)))
 		}
 		return reconcile.Result{}, nil
 	}
@@ -125,15 +121,22 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, ms *seedmanagementv1al
 	desired, err := DesiredSeed(ms)
 	if err != nil {
 		// Only a change of the ManagedSeed can fix this; its update event brings us back.
-		r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionFalse, ReasonInvalidSpec, err.Error()})
+		r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonInvalidSpec, err.Error()))
 		return reconcile.Result{}, nil
 	}
+	return r.registerSeed(ctx, ms, desired)
+}
+
+// registerSeed creates or updates the desired Seed and its status, and says so in the
+// SeedRegistered condition and in events.
+func (r *Reconciler) registerSeed(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, desired *gardencorev1beta1.Seed) (reconcile.Result, error) {
+	log := logf.FromContext(ctx)
 	seed, created, updated, err := r.applySeed(ctx, ms, desired)
 	if errors.Is(err, errSeedConflict) {
 		msg := fmt.Sprintf("Seed %s exists but was not registered by this ManagedSeed (its label %s is not %q): rename the ManagedSeed or remove the other seed.",
 			ms.Name, LabelManagedSeedNamespace, ms.Namespace)
-		if changed := r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionFalse, ReasonSeedConflict, msg}); changed {
-			r.Recorder.Eventf(ms, nil, corev1.EventTypeWarning, string(ReasonSeedConflict), "Register", msg)
+		if changed := r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonSeedConflict, msg)); changed {
+			controllerutils.Event(r.Recorder, ms, nil, EventSeedConflict, "Register", "%s", msg)
 		}
 		return reconcile.Result{RequeueAfter: r.DeletionRecheckInterval}, nil
 	}
@@ -143,17 +146,17 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, ms *seedmanagementv1al
 	switch {
 	case created:
 		log.Info("Registered seed", "seed", klog.KObj(seed))
-		r.Recorder.Eventf(ms, seed, corev1.EventTypeNormal, string(ReasonSeedRegistered), "Register", "Registered Seed %s.", seed.Name)
+		controllerutils.Event(r.Recorder, ms, seed, EventSeedRegistered, "Register", "Registered Seed %s.", seed.Name)
 	case updated:
 		log.Info("Updated seed from the ManagedSeed", "seed", klog.KObj(seed))
-		r.Recorder.Eventf(ms, seed, corev1.EventTypeNormal, string(ReasonSeedUpdated), "Update", "Updated Seed %s from the ManagedSeed.", seed.Name)
+		controllerutils.Event(r.Recorder, ms, seed, EventSeedUpdated, "Update", "Updated Seed %s from the ManagedSeed.", seed.Name)
 	}
 
 	if err := r.applySeedStatus(ctx, ms, seed); err != nil {
 		return reconcile.Result{}, err
 	}
-	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionTrue, ReasonSeedRegistered,
-		fmt.Sprintf("Seed %s is registered.", seed.Name)})
+	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.True(ReasonSeedRegistered,
+		fmt.Sprintf("Seed %s is registered.", seed.Name)))
 	return reconcile.Result{}, nil
 }
 
@@ -169,15 +172,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ms *seedmanagementv1al
 	err := r.Client.Get(ctx, client.ObjectKey{Name: ms.Name}, seed)
 	switch {
 	case apierrors.IsNotFound(err):
-		return reconcile.Result{}, r.removeFinalizer(ctx, ms)
+		return reconcile.Result{}, controllerutils.RemoveFinalizer(ctx, r.Client, ms, Finalizer)
 	case err != nil:
 		return reconcile.Result{}, fmt.Errorf("reading Seed %s of ManagedSeed %s: %w", ms.Name, client.ObjectKeyFromObject(ms), err)
 	case !RegisteredBy(seed, ms):
 		log.Info("Seed of the same name was not registered by this ManagedSeed, leaving it", "seed", klog.KObj(seed))
-		return reconcile.Result{}, r.removeFinalizer(ctx, ms)
+		return reconcile.Result{}, controllerutils.RemoveFinalizer(ctx, r.Client, ms, Finalizer)
 	case seed.DeletionTimestamp != nil:
-		r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionFalse, ReasonSeedDeleting,
-			fmt.Sprintf("Waiting for Seed %s to be deleted.", seed.Name)})
+		r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonSeedDeleting,
+			fmt.Sprintf("Waiting for Seed %s to be deleted.", seed.Name)))
 		return reconcile.Result{RequeueAfter: r.DeletionRecheckInterval}, nil
 	}
 
@@ -186,9 +189,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ms *seedmanagementv1al
 		return reconcile.Result{}, err
 	}
 	if blocked, msg := DeletionBlocked(seed.Name, shoots); blocked {
-		if changed := r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionFalse, ReasonDeletionBlocked, msg}); changed {
+		if changed := r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonDeletionBlocked, msg)); changed {
 			log.Info("Seed deletion blocked by shoots", "seed", klog.KObj(seed), "shoots", len(shoots))
-			r.Recorder.Eventf(ms, seed, corev1.EventTypeWarning, string(ReasonDeletionBlocked), "Delete", msg)
+			controllerutils.Event(r.Recorder, ms, seed, EventDeletionBlocked, "Delete", "%s", msg)
 		}
 		return reconcile.Result{RequeueAfter: r.DeletionRecheckInterval}, nil
 	}
@@ -197,9 +200,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ms *seedmanagementv1al
 		return reconcile.Result{}, fmt.Errorf("deleting Seed %s of ManagedSeed %s: %w", seed.Name, client.ObjectKeyFromObject(ms), err)
 	}
 	log.Info("Deleted seed, no shoot uses it", "seed", klog.KObj(seed))
-	r.Recorder.Eventf(ms, seed, corev1.EventTypeNormal, string(ReasonSeedDeleted), "Delete", "Deleted Seed %s: no shoot uses it.", seed.Name)
-	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, Verdict{metav1.ConditionFalse, ReasonSeedDeleting,
-		fmt.Sprintf("Seed %s is being deleted.", seed.Name)})
+	controllerutils.Event(r.Recorder, ms, seed, EventSeedDeleted, "Delete", "Deleted Seed %s: no shoot uses it.", seed.Name)
+	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonSeedDeleting,
+		fmt.Sprintf("Seed %s is being deleted.", seed.Name)))
 	// The Seed's delete event brings us back to remove the finalizer.
 	return reconcile.Result{}, nil
 }
@@ -270,7 +273,7 @@ func (r *Reconciler) applySeed(ctx context.Context, ms *seedmanagementv1alpha1.M
 // usage to the seed lifecycle controller.
 func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, seed *gardencorev1beta1.Seed) error {
 	capacity, allocatable := SeedResources(resourcesConfiguration(ms), r.DefaultResources)
-	patch := client.MergeFrom(seed.DeepCopy())
+	before := seed.DeepCopy()
 	changed := false
 	if !equality.Semantic.DeepEqual(seed.Status.Capacity, capacity) {
 		seed.Status.Capacity, changed = capacity, true
@@ -290,52 +293,15 @@ func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1al
 			Description:    fmt.Sprintf("Seed registered from ManagedSeed %s.", client.ObjectKeyFromObject(ms)),
 			LastUpdateTime: metav1.NewTime(r.Clock.Now()),
 		}
-		changed = true
 	}
-	if !changed {
-		return nil
-	}
-	if err := r.Client.Status().Patch(ctx, seed, patch); err != nil {
-		return fmt.Errorf("updating the status of Seed %s of ManagedSeed %s: %w", seed.Name, client.ObjectKeyFromObject(ms), err)
+	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, false); err != nil {
+		return fmt.Errorf("registering Seed %s from ManagedSeed %s: %w", seed.Name, client.ObjectKeyFromObject(ms), err)
 	}
 	return nil
 }
 
 // setCondition sets a condition of the ManagedSeed and reports whether its status, reason
 // or message changed.
-func (r *Reconciler) setCondition(ms *seedmanagementv1alpha1.ManagedSeed, conditionType string, v Verdict) bool {
-	return meta.SetStatusCondition(&ms.Status.Conditions, metav1.Condition{
-		Type:               conditionType,
-		Status:             v.Status,
-		Reason:             string(v.Reason),
-		Message:            v.Message,
-		ObservedGeneration: ms.Generation,
-		LastTransitionTime: metav1.NewTime(r.Clock.Now()),
-	})
-}
-
-func (r *Reconciler) removeFinalizer(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed) error {
-	patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if !controllerutil.RemoveFinalizer(ms, Finalizer) {
-		return nil
-	}
-	if err := r.Client.Patch(ctx, ms, patch); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("removing the finalizer of ManagedSeed %s: %w", client.ObjectKeyFromObject(ms), err)
-	}
-	return nil
-}
-
-// patchStatus writes the ManagedSeed's status when it changed. A ManagedSeed that is gone
-// (its finalizer was just removed) has no status to write.
-func (r *Reconciler) patchStatus(ctx context.Context, ms, base *seedmanagementv1alpha1.ManagedSeed) error {
-	if equality.Semantic.DeepEqual(ms.Status, base.Status) {
-		return nil
-	}
-	// Diff status only: metadata may have moved on (finalizer patches) since base was read.
-	base = base.DeepCopy()
-	base.ObjectMeta = *ms.ObjectMeta.DeepCopy()
-	if err := r.Client.Status().Patch(ctx, ms, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("updating the status of ManagedSeed %s: %w", client.ObjectKeyFromObject(ms), err)
-	}
-	return nil
+func (r *Reconciler) setCondition(ms *seedmanagementv1alpha1.ManagedSeed, conditionType string, o controllerutils.Outcome) bool {
+	return controllerutils.SetCondition(&ms.Status.Conditions, conditionType, o, ms.Generation, r.Clock.Now())
 }

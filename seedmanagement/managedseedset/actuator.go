@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -28,36 +28,36 @@ import (
 // are used up.
 const ConditionReplicaFailed = "ReplicaFailed"
 
-// conditionReason is the reason of a set condition.
-type conditionReason string
-
+// Reasons of the set's conditions.
 const (
-	reasonNotEnoughRemovable conditionReason = "NotEnoughRemovableReplicas"
-	reasonScaleInPossible    conditionReason = "ScaleInPossible"
-	reasonRetriesExhausted   conditionReason = "RetriesExhausted"
-	reasonNoFailedReplicas   conditionReason = "NoFailedReplicas"
+	// ScaleInBlocked
+	ReasonNotEnoughRemovableReplicas controllerutils.Reason = "NotEnoughRemovableReplicas"
+	ReasonScaleInPossible            controllerutils.Reason = "ScaleInPossible"
+	// ReplicaFailed
+	ReasonRetriesExhausted controllerutils.Reason = "RetriesExhausted"
+	ReasonNoFailedReplicas controllerutils.Reason = "NoFailedReplicas"
 )
 
-// eventReason is the reason of an event the set controller records on a set.
-type eventReason string
-
+// Reasons of the events the set controller records on a set.
 const (
-	EventCreatingShoot        eventReason = "CreatingShoot"
-	EventCreatingManagedSeed  eventReason = "CreatingManagedSeed"
-	EventRetryingShoot        eventReason = "RetryingShoot"
-	EventNotRetryingShoot     eventReason = "NotRetryingShoot"
-	EventDeletingManagedSeed  eventReason = "DeletingManagedSeed"
-	EventDeletingShoot        eventReason = "DeletingShoot"
-	EventUpdatingReplica      eventReason = "UpdatingReplica"
-	EventWaiting              eventReason = "Waiting"
-	EventReplicaReady         eventReason = "ReplicaReady"
-	EventReplicaRemoved       eventReason = "ReplicaRemoved"
-	EventScaleInBlocked       eventReason = "ScaleInBlocked"
-	EventRevisionCreated      eventReason = "RevisionCreated"
-	EventWaitingForRemovals   eventReason = "WaitingForReplicasToBeRemoved"
-	EventReconcileError       eventReason = "ReconcileError"
-	annotationConfirmDeletion             = "confirmation.gardener.cloud/deletion"
+	EventCreatingShoot                 = controllerutils.Normal("CreatingShoot")
+	EventCreatingManagedSeed           = controllerutils.Normal("CreatingManagedSeed")
+	EventRetryingShoot                 = controllerutils.Normal("RetryingShoot")
+	EventNotRetryingShoot              = controllerutils.Warning("NotRetryingShoot")
+	EventDeletingManagedSeed           = controllerutils.Normal("DeletingManagedSeed")
+	EventDeletingShoot                 = controllerutils.Normal("DeletingShoot")
+	EventUpdatingReplica               = controllerutils.Normal("UpdatingReplica")
+	EventWaiting                       = controllerutils.Normal("Waiting")
+	EventReplicaReady                  = controllerutils.Normal("ReplicaReady")
+	EventReplicaRemoved                = controllerutils.Normal("ReplicaRemoved")
+	EventScaleInBlocked                = controllerutils.Warning("ScaleInBlocked")
+	EventRevisionCreated               = controllerutils.Normal("RevisionCreated")
+	EventWaitingForReplicasToBeRemoved = controllerutils.Warning("WaitingForReplicasToBeRemoved")
+	EventReconcileError                = controllerutils.Warning("ReconcileError")
 )
+
+// annotationConfirmDeletion on a Shoot confirms its deletion to Gardener.
+const annotationConfirmDeletion = "confirmation.gardener.cloud/deletion"
 
 // Actuator is the set controller's domain logic: it reads a set's replicas and revisions,
 // takes the one step decide picks, and computes the set's status.
@@ -79,7 +79,6 @@ type Actuator struct {
 
 // outcome of one actuation.
 type outcome struct {
-	status *seedmanagementv1alpha1.ManagedSeedSetStatus
 	// replicasLeft counts the replicas that still exist (for the deletion of the set).
 	replicasLeft int
 	// inFlight is true while a replica waits on the gardenlet or the seed controller.
@@ -89,35 +88,64 @@ type outcome struct {
 }
 
 // Reconcile takes one step towards the set's spec (or towards zero replicas while the set is
-// deleted) and returns the status that describes the set afterwards.
+// deleted) and leaves the status that describes the set afterwards in set.Status, also when
+// it fails half way.
 func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet) (outcome, error) {
-	status := set.Status.DeepCopy()
-	out := outcome{status: status}
+	w, revs, err := a.observe(ctx, set)
+	if err != nil {
+		return outcome{}, err
+	}
+	out := outcome{replicasLeft: len(w.replicas)}
+
+	d := decide(w)
+	if d.replica != nil {
+		log.V(1).Info("Next step", "replica", d.replica.name, "ordinal", d.replica.ordinal, "step", d.step.kind.String(), "reason", d.step.reason)
+	}
+	if err := a.settlePending(ctx, log, set, w, d); err != nil {
+		return out, err
+	}
+	recheck, err := a.execute(ctx, log, set, revs, w, d)
+	if err != nil {
+		return out, err
+	}
+	out.recheck = recheck
+	out.inFlight = d.step.kind != stepNone
+
+	a.computeStatus(set, w, revs)
+	if err := a.pruneRevisions(ctx, set, revs, w.replicas); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// observe reads the set's revisions (creating the update revision when the templates
+// changed) and replicas into the world decide looks at, and writes the selector, the update
+// revision and the next replica number into the status.
+func (a *Actuator) observe(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) (world, *revisions, error) {
+	status := &set.Status
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector.AsMetav1())
 	if err != nil {
-		return out, fmt.Errorf("spec.selector of ManagedSeedSet %s/%s: %w", set.Namespace, set.Name, err)
+		return world{}, nil, fmt.Errorf("spec.selector of ManagedSeedSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
 	status.Selector = selector.String()
 
 	owned, err := a.ownedRevisions(ctx, set)
 	if err != nil {
-		return out, err
+		return world{}, nil, err
 	}
 	revs, err := a.ensureRevisions(ctx, set, status, owned)
 	if err != nil {
-		return out, err
+		return world{}, nil, err
 	}
 	if revs.update.Name != status.UpdateRevision {
-		a.event(set, corev1.EventTypeNormal, EventRevisionCreated, "Update", "Templates are at revision %s (number %d)", revs.update.Name, revs.update.Revision)
+		a.event(set, EventRevisionCreated, "Update", "Templates are at revision %s (number %d)", revs.update.Name, revs.update.Revision)
 	}
 	status.UpdateRevision = revs.update.Name
 
 	replicas, err := a.replicas(ctx, set)
 	if err != nil {
-		return out, err
+		return world{}, nil, err
 	}
-	out.replicasLeft = len(replicas)
-
 	w := world{
 		replicas:       replicas,
 		pending:        status.PendingReplica,
@@ -130,30 +158,11 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmana
 	if set.DeletionTimestamp != nil {
 		w.target = 0
 	}
-	for _, r := range replicas {
-		w.nextOrdinal = max(w.nextOrdinal, r.ordinal+1)
+	for _, replica := range replicas {
+		w.nextOrdinal = max(w.nextOrdinal, replica.ordinal+1)
 	}
 	status.NextReplicaNumber = w.nextOrdinal
-
-	d := decide(w)
-	if d.replica != nil {
-		log.V(1).Info("Next step", "replica", d.replica.name, "ordinal", d.replica.ordinal, "step", d.step.kind.String(), "reason", d.step.reason)
-	}
-	if err := a.settlePending(ctx, log, set, status, w, d); err != nil {
-		return out, err
-	}
-	recheck, err := a.execute(ctx, log, set, status, revs, w, d)
-	if err != nil {
-		return out, err
-	}
-	out.recheck = recheck
-	out.inFlight = d.step.kind != stepNone
-
-	a.computeStatus(set, status, w, revs)
-	if err := a.pruneRevisions(ctx, set, status, revs, replicas); err != nil {
-		return out, err
-	}
-	return out, nil
+	return w, revs, nil
 }
 
 func partitionOf(set *seedmanagementv1alpha1.ManagedSeedSet) int32 {
@@ -207,12 +216,12 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 		if !ok {
 			return nil
 		}
-		if r := byName[name]; r != nil {
-			return r
+		if existing := byName[name]; existing != nil {
+			return existing
 		}
-		r := &replica{name: name, ordinal: ordinal}
-		byName[name] = r
-		return r
+		created := &replica{name: name, ordinal: ordinal}
+		byName[name] = created
+		return created
 	}
 	reader, owned := a.ownedBy(set)
 	shoots := &gardencorev1beta1.ShootList{}
@@ -221,8 +230,8 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 	}
 	for i := range shoots.Items {
 		if s := &shoots.Items[i]; metav1.IsControlledBy(s, set) {
-			if r := get(s.Name); r != nil {
-				r.shoot = s
+			if replica := get(s.Name); replica != nil {
+				replica.shoot = s
 			}
 		}
 	}
@@ -232,24 +241,24 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 	}
 	for i := range managedSeeds.Items {
 		if ms := &managedSeeds.Items[i]; metav1.IsControlledBy(ms, set) {
-			if r := get(ms.Name); r != nil {
-				r.managedSeed = ms
+			if replica := get(ms.Name); replica != nil {
+				replica.managedSeed = ms
 			}
 		}
 	}
 	out := make([]*replica, 0, len(byName))
-	for _, r := range byName {
-		if r.managedSeed != nil {
+	for _, replica := range byName {
+		if replica.managedSeed != nil {
 			seed := &gardencorev1beta1.Seed{}
-			switch err := a.Client.Get(ctx, client.ObjectKey{Name: r.name}, seed); {
+			switch err := a.Client.Get(ctx, client.ObjectKey{Name: replica.name}, seed); {
 			case err == nil:
-				r.seed = seed
+				replica.seed = seed
 			case !apierrors.IsNotFound(err):
-				return nil, fmt.Errorf("reading Seed %s of ManagedSeedSet %s/%s: %w", r.name, set.Namespace, set.Name, err)
+				return nil, fmt.Errorf("reading Seed %s of ManagedSeedSet %s/%s: %w", replica.name, set.Namespace, set.Name, err)
 			}
 		}
-		r.shootsOnSeed = a.Usage.Count(r.name)
-		out = append(out, r)
+		replica.shootsOnSeed = a.Usage.Count(replica.name)
+		out = append(out, replica)
 	}
 	slices.SortFunc(out, func(x, y *replica) int { return int(x.ordinal - y.ordinal) })
 	return out, nil
@@ -257,16 +266,16 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 
 // settlePending records what became of the previously pending replica when decide moved on
 // from it: Ready, removed, or given up.
-func (a *Actuator) settlePending(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet,
-	status *seedmanagementv1alpha1.ManagedSeedSetStatus, w world, d decision) error {
-	for _, r := range d.givenUp {
-		if p := status.PendingReplica; p != nil && p.Name == r.name {
-			s := replicaStep(r, w.removing(r), w.maxRetries)
+func (a *Actuator) settlePending(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet, w world, d decision) error {
+	status := &set.Status
+	for _, replica := range d.givenUp {
+		if p := status.PendingReplica; p != nil && p.Name == replica.name {
+			s := replicaStep(replica, w.removing(replica), w.maxRetries)
 			if p.Reason != s.reason {
-				log.Info("Giving up on replica shoot", "replica", r.name, "retries", s.retries, "reason", s.reason)
-				a.event(set, corev1.EventTypeWarning, EventNotRetryingShoot, "Reconcile",
-					"Shoot %s/%s failed (%s) and was retried %d times, the maximum: the set moves on without it", set.Namespace, r.name, s.reason, s.retries)
-				a.setPending(status, r.name, s)
+				log.Info("Giving up on replica shoot", "replica", replica.name, "retries", s.retries, "reason", s.reason)
+				a.event(set, EventNotRetryingShoot, "Reconcile",
+					"Shoot %s/%s failed (%s) and was retried %d times, the maximum: the set moves on without it", set.Namespace, replica.name, s.reason, s.retries)
+				a.setPending(status, replica.name, s)
 			}
 		}
 	}
@@ -275,19 +284,19 @@ func (a *Actuator) settlePending(ctx context.Context, log logr.Logger, set *seed
 		return nil
 	}
 	var pending *replica
-	for _, r := range w.replicas {
-		if r.name == p.Name {
-			pending = r
+	for _, replica := range w.replicas {
+		if replica.name == p.Name {
+			pending = replica
 		}
 	}
 	switch {
 	case pending == nil:
 		log.Info("Replica removed", "replica", p.Name)
-		a.event(set, corev1.EventTypeNormal, EventReplicaRemoved, "Delete", "Replica %s is removed: its ManagedSeed and Shoot are gone", p.Name)
+		a.event(set, EventReplicaRemoved, "Delete", "Replica %s is removed: its ManagedSeed and Shoot are gone", p.Name)
 		status.PendingReplica = nil
 	case pending.ready() && !w.removing(pending):
 		log.Info("Replica ready", "replica", p.Name)
-		a.event(set, corev1.EventTypeNormal, EventReplicaReady, "Reconcile", "Replica %s is Ready: its Shoot reconciled and its Seed's gardenlet is ready", p.Name)
+		a.event(set, EventReplicaReady, "Reconcile", "Replica %s is Ready: its Shoot reconciled and its Seed's gardenlet is ready", p.Name)
 		status.PendingReplica = nil
 		if err := a.resetRetries(ctx, set, pending); err != nil {
 			return err
@@ -303,28 +312,32 @@ func (a *Actuator) settlePending(ctx context.Context, log logr.Logger, set *seed
 
 // resetRetries removes the retry counters from the shoot of a replica that became Ready, so
 // that a later failure gets the full number of retries again.
-func (a *Actuator) resetRetries(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet, r *replica) error {
-	if r.shoot == nil {
+func (a *Actuator) resetRetries(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet, replica *replica) error {
+	if replica.shoot == nil {
 		return nil
 	}
-	_, hasReconcile := r.shoot.Annotations[AnnotationReconcileRetries]
-	_, hasDelete := r.shoot.Annotations[AnnotationDeleteRetries]
+	_, hasReconcile := replica.shoot.Annotations[AnnotationReconcileRetries]
+	_, hasDelete := replica.shoot.Annotations[AnnotationDeleteRetries]
 	if !hasReconcile && !hasDelete {
 		return nil
 	}
-	shoot := r.shoot.DeepCopy()
+	shoot := replica.shoot.DeepCopy()
 	patch := client.MergeFrom(shoot.DeepCopy())
 	delete(shoot.Annotations, AnnotationReconcileRetries)
 	delete(shoot.Annotations, AnnotationDeleteRetries)
 	if err := a.Client.Patch(ctx, shoot, patch); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("resetting the retries of Shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
 	}
-	a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: client.ObjectKeyFromObject(shoot),
-		met: changedFrom(r.shoot.ResourceVersion), deadline: a.deadline()})
+	a.expect(set, &gardencorev1beta1.Shoot{}, client.ObjectKeyFromObject(shoot), changedFrom(replica.shoot.ResourceVersion))
 	return nil
 }
 
-func (a *Actuator) deadline() time.Time { return a.Clock.Now().Add(expectationTimeout) }
+// expect records that the cache must show a write of the set's before the set is looked at
+// again: obj (an empty object of the written kind) at key, once met says so, or once the
+// expectation times out.
+func (a *Actuator) expect(set *seedmanagementv1alpha1.ManagedSeedSet, obj client.Object, key client.ObjectKey, met func(client.Object) bool) {
+	a.expectations.expect(set.UID, expectation{object: obj, key: key, met: met, deadline: a.Clock.Now().Add(expectationTimeout)})
+}
 
 // expectationTimeout bounds how long a set waits for the cache to show one of its writes
 // (someone else may have changed the object in between).
@@ -343,152 +356,207 @@ func (a *Actuator) setPending(status *seedmanagementv1alpha1.ManagedSeedSetStatu
 	status.PendingReplica = p
 }
 
-// execute takes the decided step. It returns true when it held the step back because the
-// cache was behind the kube-apiserver, so the set should be looked at again soon.
-func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet,
-	status *seedmanagementv1alpha1.ManagedSeedSetStatus, revs *revisions, w world, d decision) (bool, error) {
-	r := d.replica
-	if r == nil || d.step.kind == stepNone {
+// action is the step decide picked, with what taking it needs.
+type action struct {
+	set     *seedmanagementv1alpha1.ManagedSeedSet
+	replica *replica
+	// key is the name of the replica's Shoot and ManagedSeed.
+	key  client.ObjectKey
+	step step
+	// newReplica: the step adds a replica with a new ordinal.
+	newReplica bool
+	world      world
+	revs       *revisions
+	// previous is the pending replica before this step.
+	previous *seedmanagementv1alpha1.PendingReplica
+	log      logr.Logger
+}
+
+// execute takes the decided step, one method per kind of step. It returns true when it held
+// the step back because the cache was behind the kube-apiserver, so the set should be looked
+// at again soon.
+func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet, revs *revisions, w world, d decision) (bool, error) {
+	if d.replica == nil || d.step.kind == stepNone {
 		return false, nil
 	}
+	replica := d.replica
 	if d.newReplica {
-		r = &replica{name: replicaName(set.Name, r.ordinal), ordinal: r.ordinal}
+		replica = newReplica(set.Name, replica.ordinal)
 	}
-	log = log.WithValues("replica", r.name)
-	previous := status.PendingReplica
-	a.setPending(status, r.name, d.step)
-	key := client.ObjectKey{Namespace: set.Namespace, Name: r.name}
+	act := action{set: set, replica: replica, key: client.ObjectKey{Namespace: set.Namespace, Name: replica.name},
+		step: d.step, newReplica: d.newReplica, world: w, revs: revs, previous: set.Status.PendingReplica,
+		log: log.WithValues("replica", replica.name)}
+	a.setPending(&set.Status, replica.name, d.step)
 
 	switch d.step.kind {
 	case stepWait, stepGiveUp:
-		if previous == nil || previous.Name != r.name || previous.Reason != d.step.reason {
-			log.Info("Waiting for replica", "reason", d.step.reason)
-			a.event(set, corev1.EventTypeNormal, EventWaiting, "Reconcile", "Waiting for replica %s: %s", r.name, describe(d.step.reason))
-		}
-
+		a.wait(act)
 	case stepCreateShoot:
-		// A replica that lost its Shoot gets it back at its own revision; a new one gets the
-		// revision its ordinal is due.
-		name := r.revision()
-		t, ok := revs.templates[name]
-		if !ok {
-			name = revisionFor(r.ordinal, w.partition, revs).Name
-			t = revs.templates[name]
-		}
-		shoot := newShoot(set, r.name, name, t)
-		log.Info("Creating Shoot", "revision", name, "newReplica", d.newReplica)
-		a.event(set, corev1.EventTypeNormal, EventCreatingShoot, "Create", "Creating Shoot %s/%s of replica %d at revision %s",
-			set.Namespace, r.name, r.ordinal, name)
-		if err := a.Client.Create(ctx, shoot); err != nil {
-			return false, fmt.Errorf("creating Shoot %s/%s: %w", set.Namespace, r.name, err)
-		}
-		if d.newReplica {
-			status.NextReplicaNumber = r.ordinal + 1
-		}
-		a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: exists, deadline: a.deadline()})
-
+		return false, a.createShoot(ctx, act)
 	case stepCreateManagedSeed:
-		name := r.revision()
-		t, ok := revs.templates[name]
-		if !ok {
-			name = revisionFor(r.ordinal, w.partition, revs).Name
-			t = revs.templates[name]
-		}
-		ms := newManagedSeed(set, r.name, name, t)
-		log.Info("Creating ManagedSeed", "revision", name)
-		a.event(set, corev1.EventTypeNormal, EventCreatingManagedSeed, "Create", "Creating ManagedSeed %s/%s: its Shoot reconciled", set.Namespace, r.name)
-		if err := a.Client.Create(ctx, ms); client.IgnoreAlreadyExists(err) != nil {
-			return false, fmt.Errorf("creating ManagedSeed %s/%s: %w", set.Namespace, r.name, err)
-		}
-		a.expectations.expect(set.UID, expectation{object: &seedmanagementv1alpha1.ManagedSeed{}, key: key, met: exists, deadline: a.deadline()})
-
+		return false, a.createManagedSeed(ctx, act)
 	case stepRetryShoot:
-		counter := AnnotationReconcileRetries
-		if w.removing(r) {
-			counter = AnnotationDeleteRetries
-		}
-		shoot := r.shoot.DeepCopy()
-		patch := client.MergeFrom(shoot.DeepCopy())
-		if shoot.Annotations == nil {
-			shoot.Annotations = map[string]string{}
-		}
-		value := strconv.Itoa(int(d.step.retries))
-		shoot.Annotations[seedmanagementv1alpha1.AnnotationOperation] = seedmanagementv1alpha1.OperationRetry
-		shoot.Annotations[counter] = value
-		log.Info("Retrying shoot", "retry", d.step.retries, "maxRetries", w.maxRetries)
-		a.event(set, corev1.EventTypeNormal, EventRetryingShoot, "Retry", "Retrying Shoot %s/%s (%s), retry %d of %d",
-			set.Namespace, r.name, lastOperationDescription(r.shoot), d.step.retries, w.maxRetries)
-		if err := a.Client.Patch(ctx, shoot, patch); err != nil {
-			return false, fmt.Errorf("asking Shoot %s/%s for a retry: %w", set.Namespace, r.name, err)
-		}
-		a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: hasAnnotation(counter, value), deadline: a.deadline()})
-
+		return false, a.retryShoot(ctx, act)
 	case stepDeleteManagedSeed:
-		// The decision counted shoots from the cache, which may not show a shoot the scheduler
-		// bound a moment ago. Deleting a ManagedSeed cannot be undone, so the count is
-		// confirmed on the kube-apiserver first (scale-in is rare; this is its only list).
-		onSeed, err := a.shootsOnSeed(ctx, r.name)
-		if err != nil {
-			return false, err
-		}
-		if len(onSeed) > 0 {
-			log.Info("Not deleting ManagedSeed: the kube-apiserver shows shoots the cache did not have yet", "shoots", onSeed)
-			status.PendingReplica = previous
-			return true, nil
-		}
-		log.Info("Deleting ManagedSeed", "shootsOnSeed", r.shootsOnSeed, "priority", r.priority(), "ready", r.ready())
-		a.event(set, corev1.EventTypeNormal, EventDeletingManagedSeed, "Delete", "Deleting ManagedSeed %s/%s: scaling in to %d replicas, its seed hosts no shoots",
-			set.Namespace, r.name, w.target)
-		if err := a.Client.Delete(ctx, r.managedSeed, client.Preconditions{UID: &r.managedSeed.UID}); client.IgnoreNotFound(err) != nil {
-			return false, fmt.Errorf("deleting ManagedSeed %s/%s: %w", set.Namespace, r.name, err)
-		}
-		a.expectations.expect(set.UID, expectation{object: &seedmanagementv1alpha1.ManagedSeed{}, key: key, met: goneOrDeleting, deadline: a.deadline()})
-
+		return a.deleteManagedSeed(ctx, act)
 	case stepDeleteShoot:
-		log.Info("Deleting Shoot")
-		a.event(set, corev1.EventTypeNormal, EventDeletingShoot, "Delete", "Deleting Shoot %s/%s: its ManagedSeed is gone", set.Namespace, r.name)
-		if r.shoot.Annotations[annotationConfirmDeletion] != "true" {
-			shoot := r.shoot.DeepCopy()
-			patch := client.MergeFrom(shoot.DeepCopy())
-			if shoot.Annotations == nil {
-				shoot.Annotations = map[string]string{}
-			}
-			shoot.Annotations[annotationConfirmDeletion] = "true"
-			if err := a.Client.Patch(ctx, shoot, patch); client.IgnoreNotFound(err) != nil {
-				return false, fmt.Errorf("confirming the deletion of Shoot %s/%s: %w", set.Namespace, r.name, err)
-			}
-		}
-		if err := a.Client.Delete(ctx, r.shoot, client.Preconditions{UID: &r.shoot.UID}); client.IgnoreNotFound(err) != nil {
-			return false, fmt.Errorf("deleting Shoot %s/%s: %w", set.Namespace, r.name, err)
-		}
-		a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: goneOrDeleting, deadline: a.deadline()})
-
+		return false, a.deleteShoot(ctx, act)
 	case stepUpdate:
-		rev := revs.update
-		t := revs.templates[rev.Name]
-		log.Info("Updating replica", "from", r.revision(), "to", rev.Name)
-		a.event(set, corev1.EventTypeNormal, EventUpdatingReplica, "Update", "Updating replica %s from revision %s to %s (rolling update, partition %d)",
-			r.name, orNone(r.revision()), rev.Name, w.partition)
-		if r.shoot != nil {
-			shoot := r.shoot.DeepCopy()
-			patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
-			updateShoot(set, shoot, rev.Name, t)
-			if err := a.Client.Patch(ctx, shoot, patch); err != nil {
-				return false, fmt.Errorf("updating Shoot %s/%s to revision %s: %w", set.Namespace, r.name, rev.Name, err)
-			}
-			a.expectations.expect(set.UID, expectation{object: &gardencorev1beta1.Shoot{}, key: key, met: changedFrom(r.shoot.ResourceVersion), deadline: a.deadline()})
-		}
-		if r.managedSeed != nil {
-			ms := r.managedSeed.DeepCopy()
-			patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
-			updateManagedSeed(set, ms, rev.Name, t)
-			if err := a.Client.Patch(ctx, ms, patch); err != nil {
-				return false, fmt.Errorf("updating ManagedSeed %s/%s to revision %s: %w", set.Namespace, r.name, rev.Name, err)
-			}
-			a.expectations.expect(set.UID, expectation{object: &seedmanagementv1alpha1.ManagedSeed{}, key: key, met: changedFrom(r.managedSeed.ResourceVersion), deadline: a.deadline()})
-		}
+		return false, a.update(ctx, act)
 	}
 	return false, nil
+}
+
+// wait says, once per replica and reason, what the pending replica waits for.
+func (a *Actuator) wait(act action) {
+	if p := act.previous; p == nil || p.Name != act.replica.name || p.Reason != act.step.reason {
+		act.log.Info("Waiting for replica", "reason", act.step.reason)
+		a.event(act.set, EventWaiting, "Reconcile", "Waiting for replica %s: %s", act.replica.name, describe(act.step.reason))
+	}
+}
+
+// createdAt is the revision a replica's missing Shoot or ManagedSeed is created at, and its
+// templates: a replica that lost one of them gets it back at its own revision; a new one gets
+// the revision its ordinal is due.
+func (act action) createdAt() (string, revisionData) {
+	name := act.replica.revision()
+	if t, ok := act.revs.templates[name]; ok {
+		return name, t
+	}
+	name = revisionFor(act.replica.ordinal, act.world.partition, act.revs).Name
+	return name, act.revs.templates[name]
+}
+
+func (a *Actuator) createShoot(ctx context.Context, act action) error {
+	revision, templates := act.createdAt()
+	act.log.Info("Creating Shoot", "revision", revision, "newReplica", act.newReplica)
+	a.event(act.set, EventCreatingShoot, "Create", "Creating Shoot %s of replica %d at revision %s", act.key, act.replica.ordinal, revision)
+	if err := a.Client.Create(ctx, newShoot(act.set, act.replica.name, revision, templates)); err != nil {
+		return fmt.Errorf("creating Shoot %s: %w", act.key, err)
+	}
+	if act.newReplica {
+		act.set.Status.NextReplicaNumber = act.replica.ordinal + 1
+	}
+	a.expect(act.set, &gardencorev1beta1.Shoot{}, act.key, exists)
+	return nil
+}
+
+func (a *Actuator) createManagedSeed(ctx context.Context, act action) error {
+	revision, templates := act.createdAt()
+	act.log.Info("Creating ManagedSeed", "revision", revision)
+	a.event(act.set, EventCreatingManagedSeed, "Create", "Creating ManagedSeed %s: its Shoot reconciled", act.key)
+	if err := a.Client.Create(ctx, newManagedSeed(act.set, act.replica.name, revision, templates)); client.IgnoreAlreadyExists(err) != nil {
+		return fmt.Errorf("creating ManagedSeed %s: %w", act.key, err)
+	}
+	a.expect(act.set, &seedmanagementv1alpha1.ManagedSeed{}, act.key, exists)
+	return nil
+}
+
+// retryShoot asks the gardenlet to retry the replica's failed Shoot, and counts the retry on
+// the Shoot.
+func (a *Actuator) retryShoot(ctx context.Context, act action) error {
+	counter := AnnotationReconcileRetries
+	if act.world.removing(act.replica) {
+		counter = AnnotationDeleteRetries
+	}
+	value := strconv.Itoa(int(act.step.retries))
+	act.log.Info("Retrying shoot", "retry", act.step.retries, "maxRetries", act.world.maxRetries)
+	a.event(act.set, EventRetryingShoot, "Retry", "Retrying Shoot %s (%s), retry %d of %d",
+		act.key, lastOperationDescription(act.replica.shoot), act.step.retries, act.world.maxRetries)
+	if err := a.annotateShoot(ctx, act.replica.shoot, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry, counter, value); err != nil {
+		return fmt.Errorf("asking Shoot %s for a retry: %w", act.key, err)
+	}
+	a.expect(act.set, &gardencorev1beta1.Shoot{}, act.key, hasAnnotation(counter, value))
+	return nil
+}
+
+// deleteManagedSeed scales in by deleting the replica's ManagedSeed, unless the
+// kube-apiserver shows shoots on its seed that the cache did not have yet: then it holds the
+// step back and returns true.
+func (a *Actuator) deleteManagedSeed(ctx context.Context, act action) (bool, error) {
+	// The decision counted shoots from the cache, which may not show a shoot the scheduler
+	// bound a moment ago. Deleting a ManagedSeed cannot be undone, so the count is
+	// confirmed on the kube-apiserver first (scale-in is rare; this is its only list).
+	onSeed, err := a.shootsOnSeed(ctx, act.replica.name)
+	if err != nil {
+		return false, err
+	}
+	if len(onSeed) > 0 {
+		act.log.Info("Not deleting ManagedSeed: the kube-apiserver shows shoots the cache did not have yet", "shoots", onSeed)
+		act.set.Status.PendingReplica = act.previous
+		return true, nil
+	}
+	ms := act.replica.managedSeed
+	act.log.Info("Deleting ManagedSeed", "shootsOnSeed", act.replica.shootsOnSeed, "priority", act.replica.priority(), "ready", act.replica.ready())
+	a.event(act.set, EventDeletingManagedSeed, "Delete", "Deleting ManagedSeed %s: scaling in to %d replicas, its seed hosts no shoots", act.key, act.world.target)
+	if err := a.Client.Delete(ctx, ms, client.Preconditions{UID: &ms.UID}); client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("deleting ManagedSeed %s: %w", act.key, err)
+	}
+	a.expect(act.set, &seedmanagementv1alpha1.ManagedSeed{}, act.key, goneOrDeleting)
+	return false, nil
+}
+
+// deleteShoot deletes the Shoot of a replica whose ManagedSeed is gone, confirming the
+// deletion first as Gardener asks.
+func (a *Actuator) deleteShoot(ctx context.Context, act action) error {
+	shoot := act.replica.shoot
+	act.log.Info("Deleting Shoot")
+	a.event(act.set, EventDeletingShoot, "Delete", "Deleting Shoot %s: its ManagedSeed is gone", act.key)
+	if shoot.Annotations[annotationConfirmDeletion] != "true" {
+		if err := a.annotateShoot(ctx, shoot, annotationConfirmDeletion, "true"); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("confirming the deletion of Shoot %s: %w", act.key, err)
+		}
+	}
+	if err := a.Client.Delete(ctx, shoot, client.Preconditions{UID: &shoot.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting Shoot %s: %w", act.key, err)
+	}
+	a.expect(act.set, &gardencorev1beta1.Shoot{}, act.key, goneOrDeleting)
+	return nil
+}
+
+// update brings the replica's Shoot and ManagedSeed to the update revision (rolling update).
+func (a *Actuator) update(ctx context.Context, act action) error {
+	rev := act.revs.update
+	templates := act.revs.templates[rev.Name]
+	act.log.Info("Updating replica", "from", act.replica.revision(), "to", rev.Name)
+	a.event(act.set, EventUpdatingReplica, "Update", "Updating replica %s from revision %s to %s (rolling update, partition %d)",
+		act.replica.name, orNone(act.replica.revision()), rev.Name, act.world.partition)
+	if act.replica.shoot != nil {
+		shoot := act.replica.shoot.DeepCopy()
+		if err := a.patchLocked(ctx, shoot, func() { updateShoot(act.set, shoot, rev.Name, templates) }); err != nil {
+			return fmt.Errorf("updating Shoot %s to revision %s: %w", act.key, rev.Name, err)
+		}
+		a.expect(act.set, &gardencorev1beta1.Shoot{}, act.key, changedFrom(act.replica.shoot.ResourceVersion))
+	}
+	if act.replica.managedSeed != nil {
+		ms := act.replica.managedSeed.DeepCopy()
+		if err := a.patchLocked(ctx, ms, func() { updateManagedSeed(act.set, ms, rev.Name, templates) }); err != nil {
+			return fmt.Errorf("updating ManagedSeed %s to revision %s: %w", act.key, rev.Name, err)
+		}
+		a.expect(act.set, &seedmanagementv1alpha1.ManagedSeed{}, act.key, changedFrom(act.replica.managedSeed.ResourceVersion))
+	}
+	return nil
+}
+
+// patchLocked patches obj with what change does to it, guarded by obj's resourceVersion.
+func (a *Actuator) patchLocked(ctx context.Context, obj client.Object, change func()) error {
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	change()
+	return a.Client.Patch(ctx, obj, patch)
+}
+
+// annotateShoot sets annotations, given as key, value pairs, on a copy of the shoot in one
+// merge patch.
+func (a *Actuator) annotateShoot(ctx context.Context, shoot *gardencorev1beta1.Shoot, keyValues ...string) error {
+	annotated := shoot.DeepCopy()
+	patch := client.MergeFrom(shoot)
+	if annotated.Annotations == nil {
+		annotated.Annotations = map[string]string{}
+	}
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		annotated.Annotations[keyValues[i]] = keyValues[i+1]
+	}
+	return a.Client.Patch(ctx, annotated, patch)
 }
 
 // shootsOnSeed lists, on the kube-apiserver, the shoots that occupy the seed (spec.seedName
@@ -513,15 +581,16 @@ func (a *Actuator) shootsOnSeed(ctx context.Context, seed string) ([]string, err
 
 // computeStatus sets the counts, the current revision and the conditions from the replicas
 // as this reconcile found them.
-func (a *Actuator) computeStatus(set *seedmanagementv1alpha1.ManagedSeedSet, status *seedmanagementv1alpha1.ManagedSeedSetStatus, w world, revs *revisions) {
+func (a *Actuator) computeStatus(set *seedmanagementv1alpha1.ManagedSeedSet, w world, revs *revisions) {
+	status := &set.Status
 	w.pending = status.PendingReplica
 	active := w.active()
 	var ready, updated int32
-	for _, r := range active {
-		if r.ready() {
+	for _, replica := range active {
+		if replica.ready() {
 			ready++
 		}
-		if r.revision() == revs.update.Name {
+		if replica.revision() == revs.update.Name {
 			updated++
 		}
 	}
@@ -530,8 +599,8 @@ func (a *Actuator) computeStatus(set *seedmanagementv1alpha1.ManagedSeedSet, sta
 		revs.current = revs.update
 	}
 	var current int32
-	for _, r := range active {
-		if r.revision() == revs.current.Name {
+	for _, replica := range active {
+		if replica.revision() == revs.current.Name {
 			current++
 		}
 	}
@@ -541,50 +610,55 @@ func (a *Actuator) computeStatus(set *seedmanagementv1alpha1.ManagedSeedSet, sta
 	status.CurrentReplicas = current
 	status.CurrentRevision = revs.current.Name
 
-	now := metav1.NewTime(a.Clock.Now())
-	plan := planScaleIn(active, w.target)
-	blocked := metav1.Condition{Type: seedmanagementv1alpha1.ManagedSeedSetScaleInBlocked, Status: metav1.ConditionFalse,
-		Reason: string(reasonScaleInPossible), Message: "Every replica a scale-in asks for can be removed.", ObservedGeneration: set.Generation, LastTransitionTime: now}
+	a.setScaleInBlocked(set, planScaleIn(active, w.target))
+	a.setReplicaFailed(set, w)
+}
+
+// setScaleInBlocked sets ScaleInBlocked from the scale-in plan, and records a Warning when
+// what blocks it changes.
+func (a *Actuator) setScaleInBlocked(set *seedmanagementv1alpha1.ManagedSeedSet, plan scaleIn) {
+	blocked := controllerutils.False(ReasonScaleInPossible, "Every replica a scale-in asks for can be removed.")
 	if n := plan.blocked(); n > 0 {
-		blocked.Status, blocked.Reason = metav1.ConditionTrue, string(reasonNotEnoughRemovable)
-		blocked.Message = fmt.Sprintf("%d of %d replicas to remove cannot be removed: only %d are removable. Hosting shoots: %s. Protected from deletion: %s. Drain or unprotect seeds, or raise spec.replicas.",
-			n, plan.asked, len(plan.removable), orNone(strings.Join(plan.hostingShoots, ", ")), orNone(strings.Join(plan.protected, ", ")))
-		if old := meta.FindStatusCondition(status.Conditions, blocked.Type); old == nil || old.Status != blocked.Status || old.Message != blocked.Message {
-			a.event(set, corev1.EventTypeWarning, EventScaleInBlocked, "Scale", "%s", blocked.Message)
+		blocked = controllerutils.True(ReasonNotEnoughRemovableReplicas, fmt.Sprintf(
+			"%d of %d replicas to remove cannot be removed: only %d are removable. Hosting shoots: %s. Protected from deletion: %s. Drain or unprotect seeds, or raise spec.replicas.",
+			n, plan.asked, len(plan.removable), orNone(strings.Join(plan.hostingShoots, ", ")), orNone(strings.Join(plan.protected, ", "))))
+		if old := meta.FindStatusCondition(set.Status.Conditions, seedmanagementv1alpha1.ManagedSeedSetScaleInBlocked); old == nil || old.Status != blocked.Status || old.Message != blocked.Message {
+			a.event(set, EventScaleInBlocked, "Scale", "%s", blocked.Message)
 			if set.DeletionTimestamp != nil {
-				a.event(set, corev1.EventTypeWarning, EventWaitingForRemovals, "Delete", "The set is deleted once its last replica is removed; %d cannot be removed yet", n)
+				a.event(set, EventWaitingForReplicasToBeRemoved, "Delete", "The set is deleted once its last replica is removed; %d cannot be removed yet", n)
 			}
 		}
 	}
-	meta.SetStatusCondition(&status.Conditions, blocked)
+	controllerutils.SetCondition(&set.Status.Conditions, seedmanagementv1alpha1.ManagedSeedSetScaleInBlocked, blocked, set.Generation, a.Clock.Now())
+}
 
+// setReplicaFailed sets ReplicaFailed from the replicas whose retries are used up.
+func (a *Actuator) setReplicaFailed(set *seedmanagementv1alpha1.ManagedSeedSet, w world) {
 	var failed []string
-	for _, r := range w.replicas {
-		if r.givenUp(w.maxRetries) {
-			failed = append(failed, r.name)
+	for _, replica := range w.replicas {
+		if replica.givenUp(w.maxRetries) {
+			failed = append(failed, replica.name)
 		}
 	}
-	failedCond := metav1.Condition{Type: ConditionReplicaFailed, Status: metav1.ConditionFalse, Reason: string(reasonNoFailedReplicas),
-		Message: "No replica's shoot has failed beyond its retries.", ObservedGeneration: set.Generation, LastTransitionTime: now}
+	replicaFailed := controllerutils.False(ReasonNoFailedReplicas, "No replica's shoot has failed beyond its retries.")
 	if len(failed) > 0 {
-		failedCond.Status, failedCond.Reason = metav1.ConditionTrue, string(reasonRetriesExhausted)
-		failedCond.Message = fmt.Sprintf("The shoots of replicas %s failed after %d retries: fix the cause and annotate the shoot with %s=%s, change the templates, or scale the replica in.",
-			strings.Join(failed, ", "), w.maxRetries, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
+		replicaFailed = controllerutils.True(ReasonRetriesExhausted, fmt.Sprintf(
+			"The shoots of replicas %s failed after %d retries: fix the cause and annotate the shoot with %s=%s, change the templates, or scale the replica in.",
+			strings.Join(failed, ", "), w.maxRetries, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry))
 	}
-	meta.SetStatusCondition(&status.Conditions, failedCond)
+	controllerutils.SetCondition(&set.Status.Conditions, ConditionReplicaFailed, replicaFailed, set.Generation, a.Clock.Now())
 }
 
 // pruneRevisions deletes the oldest revisions beyond spec.revisionHistoryLimit that neither
 // the status nor any replica refers to.
-func (a *Actuator) pruneRevisions(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet,
-	status *seedmanagementv1alpha1.ManagedSeedSetStatus, revs *revisions, replicas []*replica) error {
-	live := map[string]bool{status.CurrentRevision: true, status.UpdateRevision: true}
-	for _, r := range replicas {
-		if r.shoot != nil {
-			live[r.shoot.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]] = true
+func (a *Actuator) pruneRevisions(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet, revs *revisions, replicas []*replica) error {
+	live := map[string]bool{set.Status.CurrentRevision: true, set.Status.UpdateRevision: true}
+	for _, replica := range replicas {
+		if replica.shoot != nil {
+			live[replica.shoot.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]] = true
 		}
-		if r.managedSeed != nil {
-			live[r.managedSeed.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]] = true
+		if replica.managedSeed != nil {
+			live[replica.managedSeed.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]] = true
 		}
 	}
 	limit := int(ptr.Deref(set.Spec.RevisionHistoryLimit, 10))
@@ -596,8 +670,8 @@ func (a *Actuator) pruneRevisions(ctx context.Context, set *seedmanagementv1alph
 	return nil
 }
 
-func (a *Actuator) event(set *seedmanagementv1alpha1.ManagedSeedSet, eventType string, reason eventReason, action, note string, args ...any) {
-	a.Recorder.Eventf(set, nil, eventType, string(reason), action, note, args...)
+func (a *Actuator) event(set *seedmanagementv1alpha1.ManagedSeedSet, reason controllerutils.EventReason, action, note string, args ...any) {
+	controllerutils.Event(a.Recorder, set, nil, reason, action, note, args...)
 }
 
 // describe says in words what a replica waits for.

@@ -42,13 +42,14 @@ func TestScaleInConfirmsOnTheAPIServerThatTheSeedIsEmpty(t *testing.T) {
 		Recorder: events.NewFakeRecorder(100), Usage: usage.NewIndex(), MaxShootRetries: testMaxRetries,
 		expectations: newExpectations(),
 	}
-	out, err := stale.Reconcile(ctx, logr.Discard(), getSet(ctx, t, key))
+	staleSet := getSet(ctx, t, key)
+	out, err := stale.Reconcile(ctx, logr.Discard(), staleSet)
 	require.NoError(t, err)
 	assert.True(t, out.recheck, "the stale index picked the seed; the set looks again once the cache catches up")
 	ms := &seedmanagementv1alpha1.ManagedSeed{}
 	require.NoError(t, env.Client.Get(ctx, replica, ms))
 	assert.Nil(t, ms.DeletionTimestamp, "the ManagedSeed of a seed that hosts a shoot stays")
-	assert.Nil(t, out.status.PendingReplica)
+	assert.Nil(t, staleSet.Status.PendingReplica)
 
 	deleteShoot(ctx, t, ns, "tenant")
 	requireSettled(ctx, t, key, 0)

@@ -48,37 +48,37 @@ type step struct {
 //	remove: ManagedSeed deleted → ManagedSeedDeleting → Shoot deleted → ShootDeleting → gone
 //
 // A failed shoot operation is retried up to maxRetries times, then given up.
-func replicaStep(r *replica, removing bool, maxRetries int32) step {
+func replicaStep(replica *replica, removing bool, maxRetries int32) step {
 	if removing {
 		switch {
-		case r.managedSeed != nil && r.managedSeed.DeletionTimestamp == nil:
+		case replica.managedSeed != nil && replica.managedSeed.DeletionTimestamp == nil:
 			return step{kind: stepDeleteManagedSeed, reason: seedmanagementv1alpha1.ManagedSeedDeletingReason}
-		case r.managedSeed != nil:
+		case replica.managedSeed != nil:
 			return step{kind: stepWait, reason: seedmanagementv1alpha1.ManagedSeedDeletingReason}
-		case r.shoot == nil:
+		case replica.shoot == nil:
 			return step{kind: stepDone}
-		case r.shoot.DeletionTimestamp == nil:
+		case replica.shoot.DeletionTimestamp == nil:
 			return step{kind: stepDeleteShoot, reason: seedmanagementv1alpha1.ShootDeletingReason}
-		case shootDeleteFailed(r.shoot):
-			return retryOrGiveUp(r, AnnotationDeleteRetries, maxRetries, seedmanagementv1alpha1.ShootDeletingReason, seedmanagementv1alpha1.ShootDeleteFailedReason)
+		case shootDeleteFailed(replica.shoot):
+			return retryOrGiveUp(replica, AnnotationDeleteRetries, maxRetries, seedmanagementv1alpha1.ShootDeletingReason, seedmanagementv1alpha1.ShootDeleteFailedReason)
 		default:
-			return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootDeletingReason, retries: r.retries(AnnotationDeleteRetries)}
+			return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootDeletingReason, retries: replica.retries(AnnotationDeleteRetries)}
 		}
 	}
 	switch {
-	case r.shoot == nil:
+	case replica.shoot == nil:
 		return step{kind: stepCreateShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason}
-	case shootReconcileFailed(r.shoot):
-		return retryOrGiveUp(r, AnnotationReconcileRetries, maxRetries, seedmanagementv1alpha1.ShootReconcilingReason, seedmanagementv1alpha1.ShootReconcileFailedReason)
-	case !shootReconciled(r.shoot):
-		return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootReconcilingReason, retries: r.retries(AnnotationReconcileRetries)}
-	case r.managedSeed == nil:
+	case shootReconcileFailed(replica.shoot):
+		return retryOrGiveUp(replica, AnnotationReconcileRetries, maxRetries, seedmanagementv1alpha1.ShootReconcilingReason, seedmanagementv1alpha1.ShootReconcileFailedReason)
+	case !shootReconciled(replica.shoot):
+		return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootReconcilingReason, retries: replica.retries(AnnotationReconcileRetries)}
+	case replica.managedSeed == nil:
 		return step{kind: stepCreateManagedSeed, reason: seedmanagementv1alpha1.ManagedSeedPreparingReason}
-	case !managedSeedRegistered(r.managedSeed):
+	case !managedSeedRegistered(replica.managedSeed):
 		return step{kind: stepWait, reason: seedmanagementv1alpha1.ManagedSeedPreparingReason}
-	case !seedReady(r.seed):
+	case !seedReady(replica.seed):
 		return step{kind: stepWait, reason: seedmanagementv1alpha1.SeedNotReadyReason}
-	case !shootHealthy(r.shoot):
+	case !shootHealthy(replica.shoot):
 		return step{kind: stepWait, reason: seedmanagementv1alpha1.ShootNotHealthyReason}
 	default:
 		return step{kind: stepDone}
@@ -88,8 +88,8 @@ func replicaStep(r *replica, removing bool, maxRetries int32) step {
 // retryOrGiveUp is the step for a replica whose shoot operation failed for good: another
 // retry while the count kept in the annotation is below maxRetries, else give up. retrying is
 // the pending reason while retrying, failed the one after giving up.
-func retryOrGiveUp(r *replica, annotation string, maxRetries int32, retrying, failed seedmanagementv1alpha1.PendingReplicaReason) step {
-	retries := r.retries(annotation)
+func retryOrGiveUp(replica *replica, annotation string, maxRetries int32, retrying, failed seedmanagementv1alpha1.PendingReplicaReason) step {
+	retries := replica.retries(annotation)
 	if retries < maxRetries {
 		return step{kind: stepRetryShoot, reason: retrying, retries: retries + 1}
 	}
@@ -127,8 +127,8 @@ func scaleInLess(a, b scaleInCandidate) bool {
 	return a.ordinal < b.ordinal
 }
 
-func candidateOf(r *replica) scaleInCandidate {
-	return scaleInCandidate{ordinal: r.ordinal, priority: r.priority(), ready: r.ready()}
+func candidateOf(replica *replica) scaleInCandidate {
+	return scaleInCandidate{ordinal: replica.ordinal, priority: replica.priority(), ready: replica.ready()}
 }
 
 // scaleIn is how a scale-in stands: which replicas may go, in order, and why others may not.
@@ -155,18 +155,18 @@ func planScaleIn(active []*replica, target int) scaleIn {
 	// The sort keys are computed once per replica, not per comparison: priority parses an
 	// annotation and readiness looks at three objects.
 	type ranked struct {
-		r *replica
-		c scaleInCandidate
+		replica *replica
+		c       scaleInCandidate
 	}
 	var removable []ranked
-	for _, r := range active {
+	for _, replica := range active {
 		switch {
-		case r.protected():
-			s.protected = append(s.protected, r.name)
-		case r.shootsOnSeed > 0:
-			s.hostingShoots = append(s.hostingShoots, r.name)
+		case replica.protected():
+			s.protected = append(s.protected, replica.name)
+		case replica.shootsOnSeed > 0:
+			s.hostingShoots = append(s.hostingShoots, replica.name)
 		default:
-			removable = append(removable, ranked{r: r, c: candidateOf(r)})
+			removable = append(removable, ranked{replica: replica, c: candidateOf(replica)})
 		}
 	}
 	slices.SortFunc(removable, func(a, b ranked) int {
@@ -180,7 +180,7 @@ func planScaleIn(active []*replica, target int) scaleIn {
 	})
 	s.removable = make([]*replica, len(removable))
 	for i, x := range removable {
-		s.removable[i] = x.r
+		s.removable[i] = x.replica
 	}
 	return s
 }
@@ -219,19 +219,19 @@ type decision struct {
 
 // removing reports whether a replica is on its way out: its ManagedSeed or Shoot is being
 // deleted, or it is the pending replica and its pending reason belongs to a removal.
-func (w *world) removing(r *replica) bool {
-	if r.deleting() {
+func (w *world) removing(replica *replica) bool {
+	if replica.deleting() {
 		return true
 	}
-	return w.pending != nil && w.pending.Name == r.name && removingReason(w.pending.Reason)
+	return w.pending != nil && w.pending.Name == replica.name && removingReason(w.pending.Reason)
 }
 
 // active returns the replicas that are not being removed.
 func (w *world) active() []*replica {
 	var out []*replica
-	for _, r := range w.replicas {
-		if !w.removing(r) {
-			out = append(out, r)
+	for _, replica := range w.replicas {
+		if !w.removing(replica) {
+			out = append(out, replica)
 		}
 	}
 	return out
@@ -250,12 +250,12 @@ func (w *world) active() []*replica {
 // Replicas whose retries are used up are passed over (reported in givenUp).
 func decide(w world) decision {
 	var d decision
-	settle := func(r *replica, s step) bool {
+	settle := func(replica *replica, s step) bool {
 		switch s.kind {
 		case stepDone:
 			return true
 		case stepGiveUp:
-			d.givenUp = append(d.givenUp, r)
+			d.givenUp = append(d.givenUp, replica)
 			return true
 		}
 		return false
@@ -263,18 +263,18 @@ func decide(w world) decision {
 
 	// 1. Removals in flight, the pending one first.
 	removals := []*replica{}
-	for _, r := range w.replicas {
-		if w.removing(r) {
-			if w.pending != nil && r.name == w.pending.Name {
-				removals = append([]*replica{r}, removals...)
+	for _, replica := range w.replicas {
+		if w.removing(replica) {
+			if w.pending != nil && replica.name == w.pending.Name {
+				removals = slices.Insert(removals, 0, replica)
 			} else {
-				removals = append(removals, r)
+				removals = append(removals, replica)
 			}
 		}
 	}
-	for _, r := range removals {
-		if s := replicaStep(r, true, w.maxRetries); !settle(r, s) {
-			d.replica, d.step = r, s
+	for _, replica := range removals {
+		if s := replicaStep(replica, true, w.maxRetries); !settle(replica, s) {
+			d.replica, d.step = replica, s
 			return d
 		}
 	}
@@ -284,10 +284,10 @@ func decide(w world) decision {
 
 	// 2. The pending replica being created or updated.
 	if w.pending != nil && !scalingIn {
-		for _, r := range active {
-			if r.name == w.pending.Name {
-				if s := replicaStep(r, false, w.maxRetries); !settle(r, s) {
-					d.replica, d.step = r, s
+		for _, replica := range active {
+			if replica.name == w.pending.Name {
+				if s := replicaStep(replica, false, w.maxRetries); !settle(replica, s) {
+					d.replica, d.step = replica, s
 					return d
 				}
 			}
@@ -306,38 +306,38 @@ func decide(w world) decision {
 		if len(plan.removable) == 0 {
 			return d
 		}
-		r := plan.removable[0]
-		d.replica, d.step = r, replicaStep(r, true, w.maxRetries)
+		replica := plan.removable[0]
+		d.replica, d.step = replica, replicaStep(replica, true, w.maxRetries)
 		return d
 	}
 
 	// 4. Replicas that need an action.
-	for _, r := range active {
-		s := replicaStep(r, false, w.maxRetries)
-		if s.kind == stepGiveUp && !slices.Contains(d.givenUp, r) {
-			d.givenUp = append(d.givenUp, r)
+	for _, replica := range active {
+		s := replicaStep(replica, false, w.maxRetries)
+		if s.kind == stepGiveUp && !slices.Contains(d.givenUp, replica) {
+			d.givenUp = append(d.givenUp, replica)
 		}
 		if s.kind.acts() {
-			d.replica, d.step = r, s
+			d.replica, d.step = replica, s
 			return d
 		}
 	}
 
 	// 5. Rolling update, from the highest ordinal down.
-	for _, r := range active {
-		if r.revision() == w.updateRevision && !r.ready() {
-			d.waitingForUpdate = r.name
+	for _, replica := range active {
+		if replica.revision() == w.updateRevision && !replica.ready() {
+			d.waitingForUpdate = replica.name
 		}
 	}
 	for i := len(active) - 1; i >= 0; i-- {
-		r := active[i]
-		if r.ordinal < w.partition || r.revision() == w.updateRevision {
+		replica := active[i]
+		if replica.ordinal < w.partition || replica.revision() == w.updateRevision {
 			continue
 		}
 		if d.waitingForUpdate != "" {
 			return d
 		}
-		d.replica, d.step = r, step{kind: stepUpdate, reason: seedmanagementv1alpha1.ShootReconcilingReason}
+		d.replica, d.step = replica, step{kind: stepUpdate, reason: seedmanagementv1alpha1.ShootReconcilingReason}
 		return d
 	}
 	d.waitingForUpdate = ""

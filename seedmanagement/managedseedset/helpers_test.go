@@ -19,6 +19,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/testenv"
 )
 
@@ -157,12 +158,12 @@ func setCondition(set *seedmanagementv1alpha1.ManagedSeedSet, typ string) *metav
 }
 
 // eventNotes returns the notes of the events with the given reason recorded on the set.
-func eventNotes(ctx context.Context, t require.TestingT, key client.ObjectKey, reason eventReason) []string {
+func eventNotes(ctx context.Context, t require.TestingT, key client.ObjectKey, reason controllerutils.EventReason) []string {
 	list := &eventsv1.EventList{}
 	require.NoError(t, env.Client.List(ctx, list, client.InNamespace(key.Namespace)))
 	var out []string
 	for _, e := range list.Items {
-		if e.Regarding.Kind == "ManagedSeedSet" && e.Regarding.Name == key.Name && e.Reason == string(reason) {
+		if e.Regarding.Kind == "ManagedSeedSet" && e.Regarding.Name == key.Name && e.Reason == reason.Reason() {
 			out = append(out, e.Note)
 		}
 	}

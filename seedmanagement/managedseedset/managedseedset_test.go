@@ -90,7 +90,7 @@ func TestScaleOutAndInRemovesOnlyEmptyUnprotectedReplicasInOrder(t *testing.T) {
 		cond := setCondition(s, seedmanagementv1alpha1.ManagedSeedSetScaleInBlocked)
 		require.NotNil(c, cond)
 		require.Equal(c, metav1.ConditionTrue, cond.Status)
-		assert.Equal(c, string(reasonNotEnoughRemovable), cond.Reason)
+		assert.Equal(c, string(ReasonNotEnoughRemovableReplicas), cond.Reason)
 		assert.Contains(c, cond.Message, "1 of 1 replicas to remove cannot be removed")
 		assert.Contains(c, cond.Message, "Hosting shoots: "+set+"-1")
 		assert.Contains(c, cond.Message, "Protected from deletion: "+set+"-3")
@@ -321,7 +321,7 @@ func TestDeletingTheSetScalesItToZeroUnderTheSameRules(t *testing.T) {
 		require.NotNil(c, cond)
 		require.Equal(c, metav1.ConditionTrue, cond.Status)
 		assert.Contains(c, cond.Message, "2 of 2 replicas to remove cannot be removed")
-		require.NotEmpty(c, eventNotes(ctx, c, key, EventWaitingForRemovals))
+		require.NotEmpty(c, eventNotes(ctx, c, key, EventWaitingForReplicasToBeRemoved))
 	}, eventually, tick)
 	assert.False(t, seedExists(ctx, t, set+"-0"))
 

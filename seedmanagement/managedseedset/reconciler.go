@@ -2,6 +2,7 @@ package managedseedset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -71,10 +73,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile is the story of one set: get it, wait for the cache to show the last write,
-// keep the finalizer, take one step, write the status; remove the finalizer once a deleted
-// set has no replicas left.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, err error) {
-	log := logf.FromContext(ctx)
+// keep the finalizer, take one step, write the status once; remove the finalizer once a
+// deleted set has no replicas left.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, retErr error) {
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, set); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -82,59 +83,77 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		}
 		return reconcile.Result{}, fmt.Errorf("reading ManagedSeedSet %s: %w", req, err)
 	}
-	log = log.WithValues("managedSeedSet", klog.KObj(set))
-	ctx = logf.IntoContext(ctx, log)
+	ctx = logf.IntoContext(ctx, logf.FromContext(ctx).WithValues("managedSeedSet", klog.KObj(set)))
 
 	if waiting, err := r.unmetExpectations(ctx, set); err != nil || waiting {
 		return reconcile.Result{RequeueAfter: time.Second}, err
 	}
 
-	if set.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(set, Finalizer) {
-		patch := client.MergeFrom(set.DeepCopy())
-		controllerutil.AddFinalizer(set, Finalizer)
-		if err := r.Client.Patch(ctx, set, patch); err != nil {
-			return reconcile.Result{}, fmt.Errorf("adding the finalizer to ManagedSeedSet %s: %w", req, err)
-		}
-	}
-
-	base := set.DeepCopy()
-	out, err := r.actuator.Reconcile(ctx, log, set)
+	before := set.DeepCopy()
+	released := false
 	defer func() {
-		if out.status == nil {
-			return
-		}
-		if err == nil {
-			out.status.ObservedGeneration = set.Generation
-		} else {
-			r.actuator.event(set, "Warning", EventReconcileError, "Reconcile", "%s", err.Error())
-		}
-		set.Status = *out.status
-		if perr := r.Client.Status().Patch(ctx, set, client.MergeFrom(base)); perr != nil && !apierrors.IsNotFound(perr) {
-			err = fmt.Errorf("writing the status of ManagedSeedSet %s: %w", req, perr)
+		if !released {
+			retErr = r.patchStatus(ctx, set, before, retErr)
 		}
 	}()
+
+	if set.DeletionTimestamp != nil {
+		result, released, retErr = r.reconcileDelete(ctx, set)
+		return result, retErr
+	}
+	if err := controllerutils.EnsureFinalizer(ctx, r.Client, set, Finalizer); err != nil {
+		return reconcile.Result{}, err
+	}
+	out, err := r.actuator.Reconcile(ctx, logf.FromContext(ctx), set)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	return r.requeue(out), nil
+}
 
-	if set.DeletionTimestamp != nil && out.replicasLeft == 0 && controllerutil.ContainsFinalizer(set, Finalizer) {
-		log.Info("Last replica removed, releasing the set")
-		patch := client.MergeFrom(set.DeepCopy())
-		controllerutil.RemoveFinalizer(set, Finalizer)
-		if err := r.Client.Patch(ctx, set, patch); client.IgnoreNotFound(err) != nil {
-			return reconcile.Result{}, fmt.Errorf("removing the finalizer from ManagedSeedSet %s: %w", req, err)
-		}
-		r.actuator.expectations.forget(set.UID)
-		out.status = nil
-		return reconcile.Result{}, nil
+// reconcileDelete removes the replicas of a deleted set one step at a time, and removes the
+// finalizer once none is left: then the set is released and has no status to write.
+func (r *Reconciler) reconcileDelete(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) (result reconcile.Result, released bool, err error) {
+	out, err := r.actuator.Reconcile(ctx, logf.FromContext(ctx), set)
+	if err != nil {
+		return reconcile.Result{}, false, err
 	}
-	if out.recheck {
-		return reconcile.Result{RequeueAfter: time.Second}, nil
+	if out.replicasLeft > 0 || !controllerutil.ContainsFinalizer(set, Finalizer) {
+		return r.requeue(out), false, nil
 	}
-	if out.inFlight && r.Config.InFlightResync > 0 {
-		return reconcile.Result{RequeueAfter: r.Config.InFlightResync}, nil
+	logf.FromContext(ctx).Info("Last replica removed, releasing the set")
+	if err := controllerutils.RemoveFinalizer(ctx, r.Client, set, Finalizer); err != nil {
+		return reconcile.Result{}, false, err
 	}
-	return reconcile.Result{}, nil
+	r.actuator.expectations.forget(set.UID)
+	return reconcile.Result{}, true, nil
+}
+
+// requeue is when to look at the set again after a step: soon when the cache was behind,
+// after InFlightResync while a replica is in flight, in case an event is missed.
+func (r *Reconciler) requeue(out outcome) reconcile.Result {
+	switch {
+	case out.recheck:
+		return reconcile.Result{RequeueAfter: time.Second}
+	case out.inFlight && r.Config.InFlightResync > 0:
+		return reconcile.Result{RequeueAfter: r.Config.InFlightResync}
+	}
+	return reconcile.Result{}
+}
+
+// patchStatus writes the set's status once, when it changed, at the end of a reconcile:
+// observedGeneration only when the reconcile succeeded, a ReconcileError event when it did
+// not. It returns the reconcile's error, joined with the write's.
+func (r *Reconciler) patchStatus(ctx context.Context, set, before *seedmanagementv1alpha1.ManagedSeedSet, reconcileErr error) error {
+	if reconcileErr == nil {
+		set.Status.ObservedGeneration = set.Generation
+	} else {
+		controllerutils.Event(r.Recorder, set, nil, EventReconcileError, "Reconcile", "%s", reconcileErr.Error())
+	}
+	if err := controllerutils.PatchStatus(ctx, r.Client, set, before, false); client.IgnoreNotFound(err) != nil {
+		return errors.Join(reconcileErr, err)
+	}
+	return reconcileErr
 }
 
 // unmetExpectations reports whether the cache still lacks one of the set's own writes.

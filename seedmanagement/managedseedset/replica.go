@@ -35,6 +35,12 @@ type replica struct {
 	shootsOnSeed int
 }
 
+// newReplica is the replica of the set with the given ordinal before any of its objects
+// exists.
+func newReplica(setName string, ordinal int32) *replica {
+	return &replica{name: replicaName(setName, ordinal), ordinal: ordinal}
+}
+
 // replicaName is the name of a set's replica with the given ordinal.
 func replicaName(setName string, ordinal int32) string {
 	return fmt.Sprintf("%s-%d", setName, ordinal)
@@ -56,18 +62,18 @@ func parseOrdinal(setName, name string) (int32, bool) {
 
 // revision is the ControllerRevision name the replica was created or last updated from.
 // A replica whose Shoot and ManagedSeed disagree (an update half applied) has none.
-func (r *replica) revision() string {
+func (replica *replica) revision() string {
 	var shootRev, msRev string
-	if r.shoot != nil {
-		shootRev = r.shoot.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]
+	if replica.shoot != nil {
+		shootRev = replica.shoot.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]
 	}
-	if r.managedSeed != nil {
-		msRev = r.managedSeed.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]
+	if replica.managedSeed != nil {
+		msRev = replica.managedSeed.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]
 	}
 	switch {
-	case r.shoot == nil:
+	case replica.shoot == nil:
 		return msRev
-	case r.managedSeed == nil || shootRev == msRev:
+	case replica.managedSeed == nil || shootRev == msRev:
 		return shootRev
 	default:
 		return ""
@@ -75,23 +81,23 @@ func (r *replica) revision() string {
 }
 
 // deleting reports whether the replica's ManagedSeed or Shoot is being deleted.
-func (r *replica) deleting() bool {
-	return (r.managedSeed != nil && r.managedSeed.DeletionTimestamp != nil) ||
-		(r.shoot != nil && r.shoot.DeletionTimestamp != nil)
+func (replica *replica) deleting() bool {
+	return (replica.managedSeed != nil && replica.managedSeed.DeletionTimestamp != nil) ||
+		(replica.shoot != nil && replica.shoot.DeletionTimestamp != nil)
 }
 
 // protected reports whether the ManagedSeed or the Shoot carries protect-from-deletion=true.
-func (r *replica) protected() bool {
-	if r.managedSeed != nil && r.managedSeed.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" {
+func (replica *replica) protected() bool {
+	if replica.managedSeed != nil && replica.managedSeed.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" {
 		return true
 	}
-	return r.shoot != nil && r.shoot.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true"
+	return replica.shoot != nil && replica.shoot.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true"
 }
 
 // priority is the scale-in priority annotation of the ManagedSeed (or, lacking it, of the
 // Shoot); DefaultPriority when neither has a valid one.
-func (r *replica) priority() int {
-	for _, annotations := range []map[string]string{managedSeedAnnotations(r.managedSeed), shootAnnotations(r.shoot)} {
+func (replica *replica) priority() int {
+	for _, annotations := range []map[string]string{managedSeedAnnotations(replica.managedSeed), shootAnnotations(replica.shoot)} {
 		if v, ok := annotations[seedmanagementv1alpha1.AnnotationPriority]; ok {
 			if p, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
 				return p
@@ -116,11 +122,11 @@ func shootAnnotations(s *gardencorev1beta1.Shoot) map[string]string {
 }
 
 // retries returns the retry count kept in the given annotation of the shoot.
-func (r *replica) retries(annotation string) int32 {
-	if r.shoot == nil {
+func (replica *replica) retries(annotation string) int32 {
+	if replica.shoot == nil {
 		return 0
 	}
-	n, err := strconv.ParseInt(r.shoot.Annotations[annotation], 10, 32)
+	n, err := strconv.ParseInt(replica.shoot.Annotations[annotation], 10, 32)
 	if err != nil || n < 0 {
 		return 0
 	}
@@ -198,21 +204,21 @@ func seedReady(seed *gardencorev1beta1.Seed) bool {
 
 // ready is a replica's readiness: its Shoot's last operation succeeded and the Seed its
 // ManagedSeed registered has GardenletReady=True.
-func (r *replica) ready() bool {
-	return r.shoot != nil && r.managedSeed != nil && shootReconciled(r.shoot) && seedReady(r.seed)
+func (replica *replica) ready() bool {
+	return replica.shoot != nil && replica.managedSeed != nil && shootReconciled(replica.shoot) && seedReady(replica.seed)
 }
 
 // givenUp reports whether the replica's shoot failed and its retries are used up; the set
 // reports such a replica and moves on.
-func (r *replica) givenUp(maxRetries int32) bool {
-	if r.shoot == nil {
+func (replica *replica) givenUp(maxRetries int32) bool {
+	if replica.shoot == nil {
 		return false
 	}
-	if shootReconcileFailed(r.shoot) {
-		return r.retries(AnnotationReconcileRetries) >= maxRetries
+	if shootReconcileFailed(replica.shoot) {
+		return replica.retries(AnnotationReconcileRetries) >= maxRetries
 	}
-	if shootDeleteFailed(r.shoot) {
-		return r.retries(AnnotationDeleteRetries) >= maxRetries
+	if shootDeleteFailed(replica.shoot) {
+		return replica.retries(AnnotationDeleteRetries) >= maxRetries
 	}
 	return false
 }

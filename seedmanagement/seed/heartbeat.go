@@ -4,29 +4,25 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
-// Reason is the reason of the GardenletReady condition this controller writes.
-type Reason string
-
+// Reasons of the GardenletReady condition this controller writes.
 const (
 	// ReasonHeartbeatFresh: the heartbeat Lease was renewed within the grace period.
-	ReasonHeartbeatFresh Reason = "GardenletHeartbeatFresh"
+	ReasonHeartbeatFresh controllerutils.Reason = "GardenletHeartbeatFresh"
 	// ReasonSeedStatusUnknown: the heartbeat Lease is older than the grace period. The name
 	// is Gardener's, so alerts written against Gardener keep matching.
-	ReasonSeedStatusUnknown Reason = "SeedStatusUnknown"
+	ReasonSeedStatusUnknown controllerutils.Reason = "SeedStatusUnknown"
 	// ReasonLeaseNotFound: the seed has no heartbeat Lease (or one never renewed): its
 	// gardenlet has not reported yet, or the Lease was removed.
-	ReasonLeaseNotFound Reason = "LeaseNotFound"
+	ReasonLeaseNotFound controllerutils.Reason = "LeaseNotFound"
 )
 
 // Heartbeat is the GardenletReady condition a Lease asks for at one instant, and when the
 // answer changes by itself if nothing else happens.
 type Heartbeat struct {
-	Status  metav1.ConditionStatus
-	Reason  Reason
-	Message string
+	controllerutils.Outcome
 	// RecheckAfter is how long until a fresh heartbeat goes stale; zero when the
 	// condition cannot change without a new renewal.
 	RecheckAfter time.Duration
@@ -39,26 +35,19 @@ type Heartbeat struct {
 // (clock skew between gardenlet and controller) counts as fresh.
 func GardenletReady(renewTime *time.Time, now time.Time, grace time.Duration) Heartbeat {
 	if renewTime == nil {
-		return Heartbeat{
-			Status:  metav1.ConditionUnknown,
-			Reason:  ReasonLeaseNotFound,
-			Message: fmt.Sprintf("The seed has no renewed heartbeat Lease in namespace %s: its gardenlet has not reported yet.", LeaseNamespace),
-		}
+		return Heartbeat{Outcome: controllerutils.Unknown(ReasonLeaseNotFound,
+			fmt.Sprintf("The seed has no renewed heartbeat Lease in namespace %s: its gardenlet has not reported yet.", LeaseNamespace))}
 	}
 	deadline := renewTime.Add(grace)
 	if now.Before(deadline) {
 		return Heartbeat{
-			Status: metav1.ConditionTrue,
-			Reason: ReasonHeartbeatFresh,
 			// No renew time in the message: it would rewrite the status on every heartbeat.
-			Message:      fmt.Sprintf("The gardenlet renews its heartbeat Lease within the grace period of %s.", grace),
+			Outcome: controllerutils.True(ReasonHeartbeatFresh,
+				fmt.Sprintf("The gardenlet renews its heartbeat Lease within the grace period of %s.", grace)),
 			RecheckAfter: deadline.Sub(now),
 		}
 	}
-	return Heartbeat{
-		Status: metav1.ConditionUnknown,
-		Reason: ReasonSeedStatusUnknown,
-		Message: fmt.Sprintf("Gardenlet stopped posting seed status: its heartbeat Lease was last renewed at %s, more than %s ago.",
-			renewTime.UTC().Format(time.RFC3339), grace),
-	}
+	return Heartbeat{Outcome: controllerutils.Unknown(ReasonSeedStatusUnknown,
+		fmt.Sprintf("Gardenlet stopped posting seed status: its heartbeat Lease was last renewed at %s, more than %s ago.",
+			renewTime.UTC().Format(time.RFC3339), grace))}
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 func TestGardenletReady(t *testing.T) {
@@ -17,7 +19,7 @@ func TestGardenletReady(t *testing.T) {
 		renewTime   *time.Time
 		now         time.Time
 		wantStatus  metav1.ConditionStatus
-		wantReason  Reason
+		wantReason  controllerutils.Reason
 		wantRecheck time.Duration
 	}{
 		{"no lease", nil, renewed, metav1.ConditionUnknown, ReasonLeaseNotFound, 0},

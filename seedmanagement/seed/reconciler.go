@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -71,37 +72,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	heartbeat := GardenletReady(renewTime, now, r.GracePeriod)
 	shoots := r.Usage.Count(seed.Name)
 
+	before := seed.DeepCopy()
+	wasReady := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
+	controllerutils.SetCondition(&seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady, heartbeat.Outcome, seed.Generation, now)
+	setShootUsage(&seed.Status, shoots)
 	// Optimistic lock: a merge patch replaces the whole conditions list, and other
 	// writers (the simulator's BackupBucketsReady) must not be overwritten.
-	patch := client.MergeFromWithOptions(seed.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	before := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
-	var beforeStatus metav1.ConditionStatus
-	if before != nil {
-		beforeStatus = before.Status
-	}
-	conditionChanged := meta.SetStatusCondition(&seed.Status.Conditions, metav1.Condition{
-		Type:               gardencorev1beta1.SeedGardenletReady,
-		Status:             heartbeat.Status,
-		Reason:             string(heartbeat.Reason),
-		Message:            heartbeat.Message,
-		ObservedGeneration: seed.Generation,
-		LastTransitionTime: metav1.NewTime(now),
-	})
-	usageChanged := setShootUsage(&seed.Status, shoots)
-	if conditionChanged || usageChanged {
-		if err := r.Client.Status().Patch(ctx, seed, patch); err != nil {
-			switch {
-			case apierrors.IsConflict(err):
-				// Someone else wrote the status meanwhile; start over from their version.
-				return reconcile.Result{RequeueAfter: time.Second}, nil
-			case apierrors.IsNotFound(err):
-				return reconcile.Result{}, nil
-			}
-			return reconcile.Result{}, fmt.Errorf("updating the lifecycle status of seed %s: %w", seed.Name, err)
+	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, true); err != nil {
+		switch {
+		case apierrors.IsConflict(err):
+			// Someone else wrote the status meanwhile; start over from their version.
+			return reconcile.Result{RequeueAfter: time.Second}, nil
+		case apierrors.IsNotFound(err):
+			return reconcile.Result{}, nil
 		}
+		return reconcile.Result{}, err
 	}
-	if beforeStatus != heartbeat.Status {
-		log.Info("GardenletReady changed", "seed", klog.KObj(seed), "from", beforeStatus, "to", heartbeat.Status, "reason", heartbeat.Reason)
+	if wasReady == nil || wasReady.Status != heartbeat.Status {
+		var from metav1.ConditionStatus
+		if wasReady != nil {
+			from = wasReady.Status
+		}
+		log.Info("GardenletReady changed", "seed", klog.KObj(seed), "from", from, "to", heartbeat.Status, "reason", heartbeat.Reason)
 	}
 	return reconcile.Result{RequeueAfter: heartbeat.RecheckAfter}, nil
 }
@@ -123,16 +115,15 @@ func (r *Reconciler) heartbeatRenewTime(ctx context.Context, seedName string) (*
 	return &t, nil
 }
 
-// setShootUsage sets status.usage.shoots and reports whether it changed. Other usage
-// entries are kept.
-func setShootUsage(status *gardencorev1beta1.SeedStatus, shoots int) bool {
+// setShootUsage sets status.usage.shoots, keeping other usage entries and the quantity's
+// spelling while its value stays.
+func setShootUsage(status *gardencorev1beta1.SeedStatus, shoots int) {
 	want := resource.NewQuantity(int64(shoots), resource.DecimalSI)
 	if have, ok := status.Usage[gardencorev1beta1.ResourceShoots]; ok && have.Cmp(*want) == 0 {
-		return false
+		return
 	}
 	if status.Usage == nil {
 		status.Usage = corev1.ResourceList{}
 	}
 	status.Usage[gardencorev1beta1.ResourceShoots] = *want
-	return true
 }
