@@ -16,6 +16,7 @@ IMAGE     ?= seedscaler/seedscaler:$(IMAGE_TAG)
 TOOLS    := hack/tools/build.sh
 
 CONTROLLER_GEN = $(shell $(TOOLS) --dir controller-gen)/controller-gen
+GOLANGCI_LINT  = $(shell $(TOOLS) --dir golangci-lint)/golangci-lint
 HELM           = $(shell $(TOOLS) --dir helm)/helm
 PROMETHEUS     = $(shell $(TOOLS) --dir prometheus)/prometheus
 PROMTOOL       = $(shell $(TOOLS) --dir promtool)/promtool
@@ -50,7 +51,7 @@ help: ## Show the targets.
 
 .PHONY: tools
 tools: ## Build every tool binary into the cache (first run only: ~25 min on 2 cores).
-	$(TOOLS) controller-gen helm envtest prometheus promtool node
+	$(TOOLS) controller-gen helm envtest prometheus promtool golangci-lint node
 
 .PHONY: node-packages
 node-packages: ## Install the Debian packages the one-node cluster runs (containerd, runc, CNI plugins).
@@ -83,8 +84,13 @@ generate: ## Regenerate deepcopy functions and CRDs from the API types.
 	@if python3 -c 'import yaml' 2>/dev/null; then python3 hack/alerts/gen-tests.py; \
 	  else echo "python3 with PyYAML not found: alerts/seedscaler.rules.test.yaml left as it is"; fi
 
+.PHONY: lint
+lint: ## Run golangci-lint (.golangci.yml) with the kube-api-linter and logcheck plugins.
+	$(TOOLS) golangci-lint
+	$(GOLANGCI_LINT) run ./...
+
 .PHONY: verify
-verify: generate ## Fail when generated files are stale, or gofmt or go vet complain.
+verify: generate lint ## Fail when generated files are stale, or lint, gofmt or go vet complain.
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 	  echo "generated files are stale or uncommitted; run 'make generate' and commit:"; \
 	  git status --porcelain -- $(GENERATED); exit 1; fi

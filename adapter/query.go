@@ -66,7 +66,7 @@ func selectorMatchers(sel labels.Selector) ([]matcher, error) {
 		case selection.DoesNotExist:
 			out = append(out, matcher{key, "=", ""})
 		default:
-			return nil, fmt.Errorf("metric label selector: operator %q on %s is not supported; use =, !=, in, notin, exists or !", r.Operator(), key)
+			return nil, fmt.Errorf("metric label selector: operator %q on %s is not supported; use one of =, !=, in, notin, exists and ! (does not exist)", r.Operator(), key)
 		}
 	}
 	return out, nil

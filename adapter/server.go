@@ -214,7 +214,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if err := disc.refresh(ctx); err != nil {
 		if badSelector(err) {
-			return fmt.Errorf("Prometheus refuses a series query of the adapter rules: %w", err)
+			return fmt.Errorf("a series query of the adapter rules is refused by Prometheus: %w", err)
 		}
 		log.Error(err, "First discovery of available metrics failed; retrying every interval", "prometheus", prometheusURL)
 	}

@@ -27,7 +27,7 @@ const (
 
 // chartValues are what the demo sets besides the chart's defaults: the release label the
 // operator's Prometheus selects, as a user of kube-prometheus-stack sets it, and the timings
-// the loopback demo gives the parts, so that a compressed day shows the same behaviour.
+// the loopback demo gives the parts, so that a compressed day shows the same behavior.
 var chartValues = []string{
 	"monitoring.labels.release=" + clusterPrometheusRelease,
 	"seedController.extraArgs={--heartbeat-grace-period=20s}",

@@ -111,7 +111,7 @@ func Run(ctx context.Context, log logr.Logger, opts Options) error {
 	if err := st.StartSimulator(opts); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.prometheusURL, filepath.Join(st.WorkDir, "logs"))
+	_, _ = fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.prometheusURL, filepath.Join(st.WorkDir, "logs"))
 
 	samples, events, waits, err := st.watch(ctx, opts)
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -121,9 +121,9 @@ func Run(ctx context.Context, log logr.Logger, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
 	}
-	fmt.Fprintf(opts.Out, "\n%s\nreport: %s\n", sum.Markdown(), opts.ReportDir)
+	_, _ = fmt.Fprintf(opts.Out, "\n%s\nreport: %s\n", sum.Markdown(), opts.ReportDir)
 	if opts.Keep && ctx.Err() == nil {
-		fmt.Fprintf(opts.Out, "\n--keep: the landscape keeps running; `export KUBECONFIG=%s`, Ctrl-C to stop it.\n", st.Kubeconfig)
+		_, _ = fmt.Fprintf(opts.Out, "\n--keep: the landscape keeps running; `export KUBECONFIG=%s`, Ctrl-C to stop it.\n", st.Kubeconfig)
 		<-ctx.Done()
 	}
 	return nil
@@ -434,10 +434,10 @@ func (st *Stack) watch(ctx context.Context, opts Options) ([]Sample, []scaleEven
 			waits.observe(now, shoots)
 			view := renderView(header, samples, events, 12)
 			if opts.Interactive && drawn > 0 {
-				fmt.Fprintf(opts.Out, "\x1b[%dA\x1b[J", drawn)
+				_, _ = fmt.Fprintf(opts.Out, "\x1b[%dA\x1b[J", drawn)
 			}
 			if opts.Interactive || len(samples)%10 == 1 {
-				fmt.Fprint(opts.Out, view)
+				_, _ = fmt.Fprint(opts.Out, view)
 				drawn = strings.Count(view, "\n")
 			}
 		}

@@ -2,6 +2,7 @@ package local
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -162,9 +163,9 @@ func writePlot(path string, samples []Sample) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(f)
-	return err
+	// A failed close can lose the end of the file: it is an error like a failed write.
+	return errors.Join(err, f.Close())
 }
 
 type line struct {
@@ -202,8 +203,7 @@ func writeReport(dir string, samples []Sample, events []scaleEvent, waits []time
 		return sum, err
 	}
 	if err := writeTimeline(f, samples); err != nil {
-		f.Close()
-		return sum, err
+		return sum, errors.Join(err, f.Close())
 	}
 	if err := f.Close(); err != nil {
 		return sum, err

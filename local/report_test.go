@@ -103,10 +103,9 @@ func TestSummaryAndTimeline(t *testing.T) {
 	dir := t.TempDir()
 	_, err := writeReport(dir, samples, events, nil)
 	require.NoError(t, err)
-	f, err := os.Open(filepath.Join(dir, "plot.png"))
+	plotPNG, err := os.ReadFile(filepath.Join(dir, "plot.png"))
 	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := png.Decode(bytes.NewReader(plotPNG))
 	require.NoError(t, err, "plot.png must be a PNG")
 	assert.Greater(t, img.Bounds().Dx(), 500)
 	for _, name := range []string{"timeline.csv", "summary.md"} {

@@ -28,7 +28,7 @@ func simulatorFields(t *testing.T, obj metav1.Object) (map[string][]string, bool
 			continue
 		}
 		var fields map[string]any
-		require.NoError(t, json.Unmarshal(mf.FieldsV1.Raw, &fields))
+		require.NoError(t, json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields))
 		for k := range fields {
 			out[mf.Subresource] = append(out[mf.Subresource], k)
 		}

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -116,12 +117,11 @@ func (r *Replay) Desired(t time.Duration) map[string]int {
 
 // ReadReplayFile reads a replay CSV; see ParseReplay.
 func ReadReplayFile(path string) (*Replay, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r, err := ParseReplay(f)
+	r, err := ParseReplay(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -91,7 +91,8 @@ func (s *Simulator) record(smp Sample) {
 	s.timeline = append(s.timeline, smp)
 	s.mu.Unlock()
 	if s.Progress != nil {
-		fmt.Fprintln(s.Progress, smp.ProgressLine())
+		// Progress lines are for a human watching; a failed write must not stop the run.
+		_, _ = fmt.Fprintln(s.Progress, smp.ProgressLine())
 	}
 }
 

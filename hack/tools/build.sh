@@ -10,7 +10,8 @@
 # directory with kube-apiserver and etcd side by side, for KUBEBUILDER_ASSETS), and the
 # node components of the one-node cluster (hack/cluster): kubelet kube-controller-manager
 # kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader, or all
-# of them with kubectl as `node`.
+# of them with kubectl as `node`; golangci-lint (with the kube-api-linter and logcheck
+# plugins, hack/tools/golangci-lint) for `make lint`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,6 +23,7 @@ PROMETHEUS_VERSION=3.15.0   # module github.com/prometheus/prometheus v0.315.0
 HELM_VERSION=3.22.0
 CONTROLLER_GEN_VERSION=0.23.0
 COREDNS_VERSION=1.15.0      # hack/tools/coredns: a CoreDNS with the kubernetes plugin only
+GOLANGCI_LINT_VERSION=2.15.0  # hack/tools/golangci-lint: with the kubeapilinter and logcheck plugins
 PROMETHEUS_OPERATOR_VERSION=0.85.0
 NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader)
 
@@ -34,8 +36,9 @@ dir_of() {
     prometheus|promtool) echo "$cache/prometheus-$PROMETHEUS_VERSION" ;;
     helm) echo "$cache/helm-$HELM_VERSION" ;;
     controller-gen) echo "$cache/controller-gen-$CONTROLLER_GEN_VERSION" ;;
+    golangci-lint) echo "$cache/golangci-lint-$GOLANGCI_LINT_VERSION" ;;
     envtest) echo "$cache/envtest-$KUBE_VERSION" ;;
-    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen envtest ${NODE_TOOLS[*]} node)" >&2; return 1 ;;
+    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen golangci-lint envtest ${NODE_TOOLS[*]} node)" >&2; return 1 ;;
   esac
 }
 
@@ -66,6 +69,11 @@ build() {
       local minor=${KUBE_VERSION#*.}; minor=${minor%%.*}
       local ver="-X k8s.io/component-base/version.gitVersion=v$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
       (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" -o "$tmp" "k8s.io/kubernetes/cmd/$tool") ;;
+    golangci-lint)
+      # The version in hack/tools/golangci-lint/go.mod must be the one the cache is named by.
+      (cd "$here/golangci-lint" && [ "$(go list -m -f '{{.Version}}' github.com/golangci/golangci-lint/v2)" = "v$GOLANGCI_LINT_VERSION" ] ||
+        { echo "hack/tools/golangci-lint/go.mod does not require golangci-lint v$GOLANGCI_LINT_VERSION" >&2; exit 1; })
+      (cd "$here/golangci-lint" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" .) ;;
     coredns)
       (cd "$here/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" .) ;;
     prometheus-operator|prometheus-config-reloader)

@@ -4,6 +4,7 @@
 package process
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,21 +44,21 @@ func (p *Process) Start() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "=== %s: %s %v\n", time.Now().Format(time.RFC3339), p.binary, p.args)
+	if _, err := fmt.Fprintf(log, "=== %s: %s %v\n", time.Now().Format(time.RFC3339), p.binary, p.args); err != nil {
+		return errors.Join(fmt.Errorf("writing to %s: %w", p.LogPath, err), log.Close())
+	}
 	cmd := exec.Command(p.binary, p.args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Its own process group: a Ctrl-C in the terminal reaches the parent, which stops the
 	// parts in order, instead of killing every part at once.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		log.Close()
-		return fmt.Errorf("starting %s: %w", p.Name, err)
+		return errors.Join(fmt.Errorf("starting %s: %w", p.Name, err), log.Close())
 	}
 	done := make(chan struct{})
 	p.cmd, p.done = cmd, done
 	go func() {
-		err := cmd.Wait()
-		log.Close()
+		err := errors.Join(cmd.Wait(), log.Close())
 		p.mu.Lock()
 		p.err = err
 		p.mu.Unlock()
@@ -122,7 +123,7 @@ func (p *Process) Tail(n int64) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened for reading: a failed close loses nothing
 	if st, err := f.Stat(); err == nil && st.Size() > n {
 		_, _ = f.Seek(st.Size()-n, io.SeekStart)
 	}

@@ -347,6 +347,10 @@ func FreeLoopbackAddress() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	addr := l.Addr().String()
+	// The port is only free for the caller once the listener is closed.
+	if err := l.Close(); err != nil {
+		return "", err
+	}
+	return addr, nil
 }

@@ -44,7 +44,7 @@ func TestPrometheusScrapesAndSurvivesARestart(t *testing.T) {
 	ctx := context.Background()
 	p, err := Start(ctx, Options{Binary: bin, ListenAddress: addr, Targets: []Target{{Job: "self", Addresses: []string{addr}}}})
 	require.NoError(t, err)
-	defer p.Stop()
+	t.Cleanup(func() { assert.NoError(t, p.Stop()) })
 
 	up := func() (string, error) {
 		resp, err := http.Get(p.URL + "/api/v1/query?query=" + url.QueryEscape(`up{job="self"}`))
@@ -103,7 +103,7 @@ func TestPrometheusServesTLSWithBasicAuth(t *testing.T) {
 	web := Web{CertPEM: serving.CertPEM, KeyPEM: serving.KeyPEM, Users: map[string]string{"adapter": "first"}}
 	p, err := Start(context.Background(), Options{Binary: bin, Web: &web})
 	require.NoError(t, err)
-	defer p.Stop()
+	t.Cleanup(func() { assert.NoError(t, p.Stop()) })
 	require.Regexp(t, `^https://127\.0\.0\.1:\d+$`, p.URL)
 
 	roots := x509.NewCertPool()
