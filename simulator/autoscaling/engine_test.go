@@ -89,7 +89,7 @@ func TestBuiltinTraceHasItsShape(t *testing.T) {
 	assert.InDelta(t, 550*1.08, at(5, 13), 60, "Saturday afternoon, after most of a week's growth")
 	assert.Greater(t, at(4, 13), at(0, 13), "the demand grows over the week")
 	spike := tr.Shoots[tr.SpikeFrom+10] - tr.Shoots[tr.SpikeFrom-1]
-	assert.InDelta(t, 80, spike, 20, "the spike")
+	assert.InDelta(t, 200, spike, 30, "the spike")
 }
 
 func TestReadTrace(t *testing.T) {

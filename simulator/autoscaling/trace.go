@@ -37,7 +37,7 @@ const (
 	spikeAt     = 3*24*60 + 10*60 + 30
 	spikeRamp   = 5
 	spikeHold   = 120
-	spikeShoots = 80.0
+	spikeShoots = 200.0
 )
 
 // BuiltinTrace is a week of demand from Monday 00:00 in the shape of a working day: about
@@ -45,7 +45,7 @@ const (
 // (up to about 1,000 on weekdays, 550 on weekends) and deleted between 17:00 and 20:00;
 // the demand grows by 10% over the week and wanders by about 1% (a random walk pulled back
 // to the wave, from a source seeded with seed). One spike is announced by nothing before
-// it: 80 shoots more within five minutes on Thursday at 10:30, gone two hours later.
+// it: 200 shoots more within five minutes on Thursday at 10:30, gone two hours later.
 func BuiltinTrace(seed uint64) Trace {
 	rng := rand.New(rand.NewPCG(seed, 0x5ca1eab1e))
 	shoots := make([]int, weekMinutes)
