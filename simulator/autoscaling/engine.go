@@ -83,9 +83,9 @@ const (
 
 // DefaultConfig is the benchmark's landscape: seeds of 50 shoots that take 15 minutes, the
 // autoscaler's defaults (15 s sync, HPA's behavior), Prometheus scraping every 15 s and the
-// adapter's 5 s cache, forecasts 30 minutes ahead: the provisioning time plus as much
-// again for the trend's lag at the start of a ramp (15 and 20 minutes leave shoots
-// waiting at high targets, docs/autoscaler.md).
+// adapter's 5 s cache, forecasts 20 minutes ahead: the provisioning time plus a margin for
+// the loop's delays and the trend's lag at the start of a ramp (docs/autoscaler.md
+// compares 15, 20 and 30 minutes).
 func DefaultConfig(trace Trace) Config {
 	return Config{
 		Trace:              trace,
@@ -100,7 +100,7 @@ func DefaultConfig(trace Trace) Config {
 		MinReplicas:    1,
 		MaxReplicas:    200,
 		Behavior:       recommend.Behavior{ScaleUp: recommend.DefaultScaleUp(), ScaleDown: recommend.DefaultScaleDown()},
-		Lead:           30 * time.Minute,
+		Lead:           20 * time.Minute,
 		TrendWindow:    30 * time.Minute,
 		SeasonalPeriod: 24 * time.Hour,
 		GrowthWindow:   time.Hour,
