@@ -140,3 +140,21 @@ func TestHeadlines(t *testing.T) {
 	assert.Contains(t, md, "| ahead | 90% | 150.0 | -25.0% |")
 	assert.Contains(t, md, "| trend | 50% (none meets p99 ≤ 1m0s) |")
 }
+
+// A steady ramp of 200 shoots an hour outgrows 20% of headroom within the 15 minutes a seed
+// takes: the reactive autoscaler leaves shoots waiting, the trend asks for the seeds ahead.
+func TestTrendScalesAheadOfARamp(t *testing.T) {
+	var shoots []int
+	for m := range 4 * 60 {
+		shoots = append(shoots, 100+min(m, 180)*200/60)
+	}
+	cfg := DefaultConfig(Trace{Shoots: shoots})
+	reactive, err := Run(cfg, PolicyReactive, 80)
+	require.NoError(t, err)
+	trend, err := Run(cfg, PolicyTrend, 80)
+	require.NoError(t, err)
+	require.Greater(t, reactive.ShootMinutesPending, 10.0, "the ramp outgrows the reactive autoscaler")
+	assert.Less(t, trend.ShootMinutesPending, reactive.ShootMinutesPending/4)
+	assert.Less(t, trend.P99Bind, reactive.P99Bind)
+	assert.GreaterOrEqual(t, trend.SeedHours, reactive.SeedHours, "seeds ahead of the demand cost seed-hours")
+}
