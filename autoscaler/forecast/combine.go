@@ -108,7 +108,9 @@ type Result struct {
 // negative or absurd (Check), or switched off for inaccuracy, leaves the reactive decision
 // as it is. The forecast's replicas pass through the same stabilization windows
 // (recommend.Stabilize, over its own history) and scale-up policies (recommend.ScaleUpLimit)
-// as the reactive ones, and never exceed MaxReplicas.
+// as the reactive ones, and never exceed MaxReplicas. A held scale-in lands between the
+// reactive decision and the current replicas, a smaller step than one the scale-down
+// policies (recommend.ScaleDownLimit) already allowed.
 func Combine(in Input) Result {
 	res := Result{Desired: in.Reactive, Forecast: -1, History: in.History}
 	if in.Disabled {

@@ -26,7 +26,6 @@ func Targets() []int32 {
 // RunAll runs every policy at every target, workers at a time, and returns the results in
 // the order of policies, then targets, whatever order they finish in.
 func RunAll(cfg Config, policies []Policy, targets []int32, workers int) ([]Result, error) {
-	type job struct{ i int }
 	results := make([]Result, len(policies)*len(targets))
 	errs := make([]error, len(results))
 	jobs := make(chan int)

@@ -10,6 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// tinyConfig is seeds of 10 shoots and a trace of 10 shoots, then 20 for an hour.
+func tinyConfig() Config {
+	shoots := []int{10}
+	for range 60 {
+		shoots = append(shoots, 20)
+	}
+	cfg := DefaultConfig(Trace{Shoots: shoots})
+	cfg.AllocatablePerSeed = 10
+	return cfg
+}
+
 // One seed of 10 holds the first minute's 10 shoots. During minute 1 ten more arrive, at
 // 60, 66, ..., 114 s: the seed is full, so all ten pend. The scrape at 60 s sees the first
 // pending shoot, the sync at 72 s sees that scrape (12 s old, past the 5 s cache) and asks
@@ -17,12 +28,7 @@ import (
 // then the pending shoots ask for no third seed: the second one, not registered yet, has
 // no shoots and takes them. The seasonal forecast changes nothing: it has no day behind it.
 func TestTinyTraceByHand(t *testing.T) {
-	shoots := []int{10}
-	for range 60 {
-		shoots = append(shoots, 20)
-	}
-	cfg := DefaultConfig(Trace{Shoots: shoots})
-	cfg.AllocatablePerSeed = 10
+	cfg := tinyConfig()
 
 	for _, policy := range []Policy{PolicyReactive, PolicySeasonal} {
 		t.Run(string(policy), func(t *testing.T) {
@@ -48,12 +54,7 @@ func TestTinyTraceByHand(t *testing.T) {
 // The event policy decides as soon as the sample is visible, at 65 s instead of 72 s, so
 // every pending shoot waits 7 s less.
 func TestEventPolicyDecidesWithoutTheSyncWait(t *testing.T) {
-	shoots := []int{10}
-	for range 60 {
-		shoots = append(shoots, 20)
-	}
-	cfg := DefaultConfig(Trace{Shoots: shoots})
-	cfg.AllocatablePerSeed = 10
+	cfg := tinyConfig()
 	res, err := Run(cfg, PolicyEvent, 100)
 	require.NoError(t, err)
 	assert.InDelta(t, (8850.0-70)/60, res.ShootMinutesPending, 1e-9)
