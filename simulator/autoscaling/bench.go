@@ -129,9 +129,13 @@ func Markdown(headlines []Headline) string {
 		} else if reactive > 0 {
 			vs = fmt.Sprintf("%+.1f%%", 100*(r.SeedHours/reactive-1))
 		}
+		spike := "—"
+		if r.SpikeShoots > 0 {
+			spike = seconds(r.SpikeP99Bind)
+		}
 		fmt.Fprintf(&b, "| %s | %s | %.1f | %s | %.1f | %.1f | %s / %s | %s | %d |\n",
 			h.Policy, target, r.SeedHours, vs, r.SeedHoursOverOracle(), r.ShootMinutesPending,
-			seconds(r.P50Bind), seconds(r.P99Bind), seconds(r.SpikeP99Bind), r.ScaleEvents)
+			seconds(r.P50Bind), seconds(r.P99Bind), spike, r.ScaleEvents)
 	}
 	return b.String()
 }

@@ -151,8 +151,9 @@ type Result struct {
 	// P50Bind and P99Bind: time from a shoot's creation to its bind, over the shoots
 	// created during the run (one still pending at the end counts with its wait so far).
 	P50Bind, P99Bind time.Duration
-	// SpikeP99Bind is P99Bind over the shoots created during the trace's spike.
+	// SpikeP99Bind is P99Bind over the SpikeShoots shoots created during the trace's spike.
 	SpikeP99Bind time.Duration
+	SpikeShoots  int
 	// SeedHours is the time seeds existed, provisioning included, added up.
 	SeedHours float64
 	// OracleSeedHours is what the fewest seeds that hold the demand at every instant cost:
@@ -639,6 +640,7 @@ func (r *run) finish() Result {
 	slices.Sort(r.spikeWaits)
 	res.P50Bind, res.P99Bind = percentile(r.waits, 0.50), percentile(r.waits, 0.99)
 	res.SpikeP99Bind = percentile(r.spikeWaits, 0.99)
+	res.SpikeShoots = len(r.spikeWaits)
 	return res
 }
 

@@ -138,7 +138,7 @@ func TestHeadlines(t *testing.T) {
 	assert.Equal(t, Headline{Policy: PolicyAhead, Run: run(PolicyAhead, 90, 10*time.Second, 150), Met: true}, hs[1])
 	assert.Equal(t, Headline{Policy: PolicyTrend, Run: run(PolicyTrend, 50, 2*time.Minute, 300)}, hs[2], "none meets it: the shortest wait")
 	md := Markdown(hs)
-	assert.Contains(t, md, "| ahead | 90% | 150.0 | -25.0% |")
+	assert.Contains(t, md, "| ahead | 90% | 150.0 | -25.0% | 150.0 | 0.0 | 0 s / 10 s | — | 0 |", "no spike, no spike figure")
 	assert.Contains(t, md, "| trend | 50% (none meets p99 ≤ 1m0s) |")
 }
 
@@ -158,4 +158,13 @@ func TestTrendScalesAheadOfARamp(t *testing.T) {
 	assert.Less(t, trend.ShootMinutesPending, reactive.ShootMinutesPending/4)
 	assert.Less(t, trend.P99Bind, reactive.P99Bind)
 	assert.GreaterOrEqual(t, trend.SeedHours, reactive.SeedHours, "seeds ahead of the demand cost seed-hours")
+}
+
+func TestSpikeFiguresCountTheShootsCreatedDuringIt(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Trace.SpikeFrom, cfg.Trace.SpikeTo = 1, 2
+	res, err := Run(cfg, PolicyReactive, 100)
+	require.NoError(t, err)
+	assert.Equal(t, 10, res.SpikeShoots, "the ten shoots of minute 1")
+	assert.Equal(t, 912*time.Second, res.SpikeP99Bind)
 }
