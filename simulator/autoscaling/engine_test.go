@@ -67,15 +67,16 @@ func TestSameSeedSameCSV(t *testing.T) {
 	trace := Trace{Shoots: week.Shoots[:2*24*60]}
 	cfg := DefaultConfig(trace)
 	cfg.Deletion = DeleteRandom
-	csvOf := func() string {
-		res, err := RunAll(cfg, []Policy{PolicyReactive, PolicyAhead}, []int32{60, 90}, 2)
+	csvOf := func(workers int) string {
+		res, err := RunAll(cfg, []Policy{PolicyReactive, PolicyAhead}, []int32{60, 90}, workers)
 		require.NoError(t, err)
 		var b bytes.Buffer
 		require.NoError(t, WriteCSV(&b, res))
 		return b.String()
 	}
-	first := csvOf()
-	assert.Equal(t, first, csvOf())
+	first := csvOf(2)
+	assert.Equal(t, first, csvOf(2))
+	assert.Equal(t, first, csvOf(1), "however many runs at once")
 	assert.Equal(t, strings.Join(CSVHeader, ","), strings.SplitN(first, "\n", 2)[0])
 	assert.Equal(t, BuiltinTrace(7), week, "the trace is the seed's")
 	assert.NotEqual(t, BuiltinTrace(8).Shoots, week.Shoots)
