@@ -143,3 +143,11 @@ test: verify tools image node-packages ## Everything a change must pass: verify,
 .PHONY: bench
 bench: tools ## Run the benchmarks (figures go into docs/performance.md).
 	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
+# (columns minute,shoots).
+TRACE ?=
+
+.PHONY: bench-autoscaling
+bench-autoscaling: build ## Measure the autoscaler's policies on a week of demand in simulated time (report/<timestamp>/).
+	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE))

@@ -1,0 +1,123 @@
+// Package forecast predicts a SeedAutoscaler's demand over a lead time (the time a new seed
+// takes to accept shoots) and folds the prediction into the reactive decision of package
+// recommend: ask for seeds before the demand arrives, never fewer than the reactive decision
+// asks for. Plain functions over plain inputs — no client, no clock — as in recommend.
+package forecast
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Sample is one observation of the demand: the shoots wanted (in use plus pending) at At.
+type Sample struct {
+	At    time.Time
+	Value float64
+}
+
+// Value is a forecast of the demand; Known is false when there is none.
+type Value struct {
+	Demand float64
+	Known  bool
+}
+
+// between returns the samples with from < At <= to. Samples must be sorted by At.
+func between(samples []Sample, from, to time.Time) []Sample {
+	lo := sort.Search(len(samples), func(i int) bool { return samples[i].At.After(from) })
+	hi := sort.Search(len(samples), func(i int) bool { return samples[i].At.After(to) })
+	return samples[lo:hi]
+}
+
+// Trend is a least-squares line through the samples of the window before now, evaluated
+// at now + lead: Prometheus' predict_linear(demand[window], lead). It needs two samples at
+// different times, else it knows nothing.
+func Trend(samples []Sample, now time.Time, window, lead time.Duration) Value {
+	in := between(samples, now.Add(-window), now)
+	if len(in) < 2 {
+		return Value{}
+	}
+	// Times relative to now, in seconds, as Prometheus does, so that the intercept is the
+	// value at now and the sums stay small.
+	var n, sumX, sumY, sumXY, sumX2 float64
+	for _, s := range in {
+		x := s.At.Sub(now).Seconds()
+		n++
+		sumX += x
+		sumY += s.Value
+		sumXY += x * s.Value
+		sumX2 += x * x
+	}
+	covXY := sumXY - sumX*sumY/n
+	varX := sumX2 - sumX*sumX/n
+	if varX <= 0 {
+		return Value{}
+	}
+	slope := covXY / varX
+	intercept := sumY/n - slope*sumX/n
+	return Value{Demand: intercept + slope*lead.Seconds(), Known: true}
+}
+
+// Seasonal is what the demand did one period ago over the lead time to come: the maximum of
+// the samples in [now−period, now−period+lead], as Grafana Mimir sizes its queriers from
+// the load of a day earlier. With growthWindow > 0 the maximum is scaled by the growth since
+// then, the mean over the growthWindow before now over the mean over the growthWindow
+// before now−period, bounded to [1/MaxGrowth, MaxGrowth] so that a few odd samples cannot
+// multiply it. No sample a period ago: no forecast (the first period of a new autoscaler).
+func Seasonal(samples []Sample, now time.Time, period, lead, growthWindow time.Duration) Value {
+	then := now.Add(-period)
+	// One tick before then, so that a sample exactly at then counts.
+	in := between(samples, then.Add(-time.Nanosecond), then.Add(lead))
+	if len(in) == 0 {
+		return Value{}
+	}
+	peak := math.Inf(-1)
+	for _, s := range in {
+		peak = max(peak, s.Value)
+	}
+	if growthWindow > 0 {
+		peak *= Growth(samples, now, period, growthWindow)
+	}
+	return Value{Demand: peak, Known: true}
+}
+
+// MaxGrowth bounds the growth factor of Seasonal both ways.
+const MaxGrowth = 2.0
+
+// Growth is the mean demand over the window before now over the mean over the window before
+// now−period, within [1/MaxGrowth, MaxGrowth]; 1 when either mean is unknown or zero.
+func Growth(samples []Sample, now time.Time, period, window time.Duration) float64 {
+	mean := func(to time.Time) float64 {
+		in := between(samples, to.Add(-window), to)
+		if len(in) == 0 {
+			return 0
+		}
+		var sum float64
+		for _, s := range in {
+			sum += s.Value
+		}
+		return sum / float64(len(in))
+	}
+	nowMean, thenMean := mean(now), mean(now.Add(-period))
+	if nowMean <= 0 || thenMean <= 0 || math.IsNaN(nowMean) || math.IsNaN(thenMean) {
+		return 1
+	}
+	return min(MaxGrowth, max(1/MaxGrowth, nowMean/thenMean))
+}
+
+// Max is the larger of the known forecasts; unknown when none is known. A forecast that is
+// known but not a number wins, so that the guard rejects it rather than the other hiding it.
+func Max(values ...Value) Value {
+	var out Value
+	for _, v := range values {
+		switch {
+		case !v.Known:
+		case !out.Known || math.IsNaN(v.Demand) || v.Demand > out.Demand:
+			if out.Known && math.IsNaN(out.Demand) {
+				continue
+			}
+			out = v
+		}
+	}
+	return out
+}

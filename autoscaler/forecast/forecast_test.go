@@ -1,0 +1,110 @@
+package forecast
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+var t0 = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+
+// series samples f every step from t0 over d.
+func series(d, step time.Duration, f func(minutes float64) float64) []Sample {
+	var out []Sample
+	for at := time.Duration(0); at <= d; at += step {
+		out = append(out, Sample{At: t0.Add(at), Value: f(at.Minutes())})
+	}
+	return out
+}
+
+func TestTrend(t *testing.T) {
+	line := series(time.Hour, 15*time.Second, func(m float64) float64 { return 100 + 2*m })
+	cases := []struct {
+		name    string
+		samples []Sample
+		now     time.Duration
+		window  time.Duration
+		lead    time.Duration
+		want    Value
+	}{
+		{"a line continues", line, 30 * time.Minute, 30 * time.Minute, 15 * time.Minute, Value{Demand: 100 + 2*45, Known: true}},
+		{"no lead is the fitted value now", line, 30 * time.Minute, 10 * time.Minute, 0, Value{Demand: 160, Known: true}},
+		{"only the window counts", append(series(10*time.Minute, time.Minute, func(float64) float64 { return 1000 }),
+			series(time.Hour, time.Minute, func(m float64) float64 { return 50 })[20:]...), time.Hour, 20 * time.Minute, time.Hour, Value{Demand: 50, Known: true}},
+		{"falling demand forecasts below zero, for the guard to reject", series(time.Hour, time.Minute, func(m float64) float64 { return 60 - m }), time.Hour, time.Hour, time.Hour, Value{Demand: -60, Known: true}},
+		{"one sample is no trend", line[:1], 0, time.Hour, time.Minute, Value{}},
+		{"no samples in the window", line, 2 * time.Hour, 30 * time.Minute, time.Minute, Value{}},
+		{"no samples at all", nil, 0, time.Hour, time.Minute, Value{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Trend(c.samples, t0.Add(c.now), c.window, c.lead)
+			assert.Equal(t, c.want.Known, got.Known)
+			assert.InDelta(t, c.want.Demand, got.Demand, 1e-6)
+		})
+	}
+}
+
+func TestSeasonal(t *testing.T) {
+	day := 24 * time.Hour
+	// A day of 100 with a peak of 300 at 10:00-10:10, then a second day twice as high.
+	wave := series(2*day, time.Minute, func(m float64) float64 {
+		v := 100.0
+		if mod := math.Mod(m, 24*60); mod >= 600 && mod < 610 {
+			v = 300
+		}
+		if m >= 24*60 {
+			v *= 2
+		}
+		return v
+	})
+	cases := []struct {
+		name         string
+		samples      []Sample
+		now          time.Duration
+		lead, growth time.Duration
+		want         Value
+	}{
+		{"the peak of the lead time a day ago", wave, day + 9*time.Hour + 50*time.Minute, 15 * time.Minute, 0, Value{Demand: 300, Known: true}},
+		{"a peak after the lead time is not seen yet", wave, day + 9*time.Hour + 40*time.Minute, 15 * time.Minute, 0, Value{Demand: 100, Known: true}},
+		{"scaled by the growth since a day ago", wave, day + 9*time.Hour + 50*time.Minute, 15 * time.Minute, time.Hour, Value{Demand: 600, Known: true}},
+		{"nothing a period ago: no forecast", wave, 9 * time.Hour, 15 * time.Minute, time.Hour, Value{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Seasonal(c.samples, t0.Add(c.now), day, c.lead, c.growth)
+			assert.Equal(t, c.want, got)
+		})
+	}
+}
+
+func TestGrowthIsBounded(t *testing.T) {
+	day := 24 * time.Hour
+	tenfold := series(2*day, time.Hour, func(m float64) float64 {
+		if m > 24*60 {
+			return 1000
+		}
+		return 100
+	})
+	assert.Equal(t, MaxGrowth, Growth(tenfold, t0.Add(2*day), day, 2*time.Hour))
+	shrink := series(2*day, time.Hour, func(m float64) float64 {
+		if m > 24*60 {
+			return 1
+		}
+		return 100
+	})
+	assert.Equal(t, 1/MaxGrowth, Growth(shrink, t0.Add(2*day), day, 2*time.Hour))
+	assert.Equal(t, 1.0, Growth(tenfold, t0.Add(day/2), day, time.Hour), "nothing a period ago")
+	zero := series(2*day, time.Hour, func(float64) float64 { return 0 })
+	assert.Equal(t, 1.0, Growth(zero, t0.Add(2*day), day, time.Hour), "no demand then")
+}
+
+func TestMax(t *testing.T) {
+	assert.Equal(t, Value{}, Max())
+	assert.Equal(t, Value{}, Max(Value{}, Value{}))
+	assert.Equal(t, Value{Demand: 5, Known: true}, Max(Value{}, Value{Demand: 5, Known: true}, Value{Demand: 3, Known: true}))
+	nan := Max(Value{Demand: 5, Known: true}, Value{Demand: math.NaN(), Known: true}, Value{Demand: 7, Known: true})
+	assert.True(t, nan.Known && math.IsNaN(nan.Demand), "a forecast that is not a number is not hidden by another")
+}

@@ -1,0 +1,81 @@
+//go:build dev
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seedscaler/seedscaler/simulator/autoscaling"
+)
+
+func benchAutoscalingCommand() *cobra.Command {
+	var (
+		tracePath, reportDir string
+		seed                 uint64
+		workers              int
+	)
+	cfg := autoscaling.DefaultConfig(autoscaling.Trace{})
+	deletion := string(cfg.Deletion)
+	cmd := &cobra.Command{
+		Use:   "bench-autoscaling",
+		Short: "Measure the autoscaler's policies on a week of demand, in simulated time",
+		Long: `bench-autoscaling replays a demand trace through the SeedAutoscaler's decision code and a
+first-fit model of the scheduler on one simulated clock, for each policy (reactive, event,
+trend, seasonal, ahead) at target utilizations 50% to 95%, and writes
+report/<timestamp>/: autoscaling.csv, summary.md, frontier.png and timeline.png.
+docs/autoscaler.md ("Scale ahead") describes the model.`,
+		Example: `  seedscaler bench-autoscaling
+  seedscaler bench-autoscaling --trace demand.csv --provisioning 20m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Trace = autoscaling.BuiltinTrace(seed)
+			if tracePath != "" {
+				f, err := os.Open(tracePath)
+				if err != nil {
+					return fmt.Errorf("--trace: %w", err)
+				}
+				cfg.Trace, err = autoscaling.ReadTrace(f)
+				f.Close()
+				if err != nil {
+					return fmt.Errorf("--trace %s: %w", tracePath, err)
+				}
+			}
+			cfg.Deletion, cfg.Seed = autoscaling.Deletion(deletion), seed
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			if reportDir == "" {
+				reportDir = filepath.Join("report", time.Now().Format("20060102-150405"))
+			}
+			start := time.Now()
+			results, err := autoscaling.RunAll(cfg, autoscaling.Policies, autoscaling.Targets(), workers)
+			if err != nil {
+				return err
+			}
+			summary, err := autoscaling.WriteReport(reportDir, cfg, results)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, len(results), time.Since(start).Round(time.Second), reportDir)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&tracePath, "trace", "", "CSV with columns minute,shoots to replay instead of the built-in week.")
+	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
+	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")
+	f.IntVar(&workers, "workers", 2, "Runs at once.")
+	f.DurationVar(&cfg.Provisioning, "provisioning", cfg.Provisioning, "How long a new seed takes to accept shoots.")
+	f.IntVar(&cfg.AllocatablePerSeed, "allocatable", cfg.AllocatablePerSeed, "Shoots a seed takes.")
+	f.DurationVar(&cfg.Lead, "lead", cfg.Lead, "How far ahead the forecasts look.")
+	f.DurationVar(&cfg.SyncPeriod, "sync-period", cfg.SyncPeriod, "The autoscaler's sync period.")
+	f.DurationVar(&cfg.ScrapeInterval, "scrape-interval", cfg.ScrapeInterval, "Prometheus' scrape interval.")
+	f.DurationVar(&cfg.CacheTTL, "cache-ttl", cfg.CacheTTL, "The adapter's value cache.")
+	f.StringVar(&deletion, "deletion", deletion, "Which running shoot goes when the demand falls: newest or random.")
+	return cmd
+}

@@ -1,0 +1,131 @@
+package autoscaling
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// Trace is the demand to replay: the shoots tenants want at the start of each minute.
+// During minute m the demand moves from Shoots[m-1] to Shoots[m], one shoot at a time at
+// even intervals; Shoots[0] is there from the start, already bound.
+type Trace struct {
+	Shoots []int
+	// SpikeFrom and SpikeTo are the minutes of an unannounced spike, [from, to), for its
+	// own wait figures; both 0 when the trace marks none.
+	SpikeFrom, SpikeTo int
+}
+
+// Minutes is how long the trace lasts.
+func (t Trace) Minutes() int { return len(t.Shoots) }
+
+// The built-in week's shape.
+const (
+	weekMinutes = 7 * 24 * 60
+	nightShoots = 300.0
+	// Weekday and weekend shoots for the day, above the night.
+	weekdayWave = 700.0
+	weekendWave = 250.0
+	// weeklyGrowth is the growth of the demand over the week.
+	weeklyGrowth = 0.10
+	// The spike: Thursday 10:30, spikeShoots more within 5 minutes, for 2 hours.
+	spikeAt     = 3*24*60 + 10*60 + 30
+	spikeRamp   = 5
+	spikeHold   = 120
+	spikeShoots = 200.0
+)
+
+// BuiltinTrace is a week of demand from Monday 00:00 in the shape of a working day: about
+// 300 long-lived shoots at night, and shoots for the day created between 07:30 and 09:30
+// (up to about 1,000 on weekdays, 550 on weekends) and deleted between 17:00 and 20:00;
+// the demand grows by 10% over the week and wanders by about 1% (a random walk pulled back
+// to the wave, from a source seeded with seed). One spike is announced by nothing before
+// it: 200 shoots more within five minutes on Thursday at 10:30, gone two hours later.
+func BuiltinTrace(seed uint64) Trace {
+	rng := rand.New(rand.NewPCG(seed, 0x5ca1eab1e))
+	shoots := make([]int, weekMinutes)
+	var noise float64
+	for m := range shoots {
+		day, minuteOfDay := m/(24*60), m%(24*60)
+		wave := weekdayWave
+		if day >= 5 {
+			wave = weekendWave
+		}
+		hour := float64(minuteOfDay) / 60
+		demand := (nightShoots + wave*workday(hour)) * (1 + weeklyGrowth*float64(m)/weekMinutes)
+		noise = 0.98*noise + 0.002*rng.NormFloat64()
+		demand *= 1 + noise
+		switch {
+		case m >= spikeAt && m < spikeAt+spikeRamp:
+			demand += spikeShoots * float64(m-spikeAt+1) / spikeRamp
+		case m >= spikeAt+spikeRamp && m < spikeAt+spikeHold:
+			demand += spikeShoots
+		}
+		shoots[m] = max(0, int(math.Round(demand)))
+	}
+	return Trace{Shoots: shoots, SpikeFrom: spikeAt, SpikeTo: spikeAt + spikeHold}
+}
+
+// workday is the share of the day's shoots running at an hour: rising from 07:30 to 09:30,
+// falling from 17:00 to 20:00, each along a smoothstep.
+func workday(hour float64) float64 {
+	smooth := func(from, to float64) float64 {
+		x := min(1, max(0, (hour-from)/(to-from)))
+		return x * x * (3 - 2*x)
+	}
+	return smooth(7.5, 9.5) - smooth(17, 20)
+}
+
+// ReadTrace reads a trace as CSV with the header minute,shoots: one row per minute from 0,
+// in order; a minute left out keeps the shoots of the one before.
+func ReadTrace(r io.Reader) (Trace, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 2
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err != nil {
+		return Trace{}, fmt.Errorf("trace: reading the header: %w", err)
+	}
+	if strings.TrimSpace(header[0]) != "minute" || strings.TrimSpace(header[1]) != "shoots" {
+		return Trace{}, fmt.Errorf("trace: the header is %q, want minute,shoots", strings.Join(header, ","))
+	}
+	var t Trace
+	line := 1
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line++
+		if err != nil {
+			return Trace{}, fmt.Errorf("trace: %w", err)
+		}
+		minute, err := strconv.Atoi(strings.TrimSpace(rec[0]))
+		if err != nil || minute < 0 {
+			return Trace{}, fmt.Errorf("trace line %d: minute %q is not a whole number of 0 or more", line, rec[0])
+		}
+		shoots, err := strconv.Atoi(strings.TrimSpace(rec[1]))
+		if err != nil || shoots < 0 {
+			return Trace{}, fmt.Errorf("trace line %d: shoots %q is not a whole number of 0 or more", line, rec[1])
+		}
+		if len(t.Shoots) == 0 && minute != 0 {
+			return Trace{}, fmt.Errorf("trace line %d: the first minute is %d, want 0", line, minute)
+		}
+		if minute < len(t.Shoots) {
+			return Trace{}, fmt.Errorf("trace line %d: minute %d comes after minute %d; the minutes must increase", line, minute, len(t.Shoots)-1)
+		}
+		for len(t.Shoots) < minute {
+			t.Shoots = append(t.Shoots, t.Shoots[len(t.Shoots)-1])
+		}
+		t.Shoots = append(t.Shoots, shoots)
+	}
+	if len(t.Shoots) < 2 {
+		return Trace{}, errors.New("trace: at least two minutes are needed, from minute 0")
+	}
+	return t, nil
+}
