@@ -1,47 +1,23 @@
 package main
 
 import (
-	"fmt"
-
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/seedscaler/seedscaler/internal/app"
-	"github.com/seedscaler/seedscaler/scheduler/config"
-	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/scheduler"
 )
 
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
-
 func schedulerCommand() *cobra.Command {
-	opts := &app.Options{}
-	var configPath string
+	o := scheduler.NewOptions()
 	cmd := &cobra.Command{
 		Use:   "scheduler",
 		Short: "Bind unscheduled shoots to seeds (docs/scheduler.md)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.Load(configPath)
-			if err != nil {
-				return err
-			}
-			restConfig, err := opts.RESTConfig()
-			if err != nil {
-				return err
-			}
-			mgr, err := opts.NewManager("scheduler", restConfig, controller.CacheOptions(cfg))
-			if err != nil {
-				return err
-			}
-			ctx := ctrl.LoggerInto(cmd.Context(), mgr.GetLogger().WithName(controller.Name))
-			if err := (&controller.Reconciler{Config: cfg}).AddToManager(ctx, mgr, ctrlmetrics.Registry); err != nil {
-				return fmt.Errorf("adding the scheduler: %w", err)
-			}
-			return mgr.Start(ctx)
+			return scheduler.Run(logr.NewContext(cmd.Context(), ctrl.Log), o)
 		},
 	}
-	opts.AddFlags(cmd.Flags(), 8080, 8081)
-	cmd.Flags().StringVar(&configPath, "config", "", "Path of the scheduler configuration file (docs/scheduler.md); defaults when empty.")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
