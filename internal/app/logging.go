@@ -83,7 +83,7 @@ func (l *Logging) Apply(errOut io.Writer) error {
 // that every line of the process parses, else as a plain line "seedscaler: <error>".
 func (l *Logging) Fail(errOut io.Writer, err error) {
 	if l.applied && l.Config.Format == LogFormatJSON {
-		klog.Background().Error(err, "Command failed")
+		klog.Background().WithCallDepth(1).Error(err, "Command failed")
 		klog.Flush()
 		return
 	}
