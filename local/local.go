@@ -99,6 +99,10 @@ type Stack struct {
 
 // Run runs the stack for opts.Duration, then writes the report.
 func Run(ctx context.Context, log logr.Logger, opts Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	opts.complete()
 	start := Start
 	if opts.Cluster {
 		start = StartOnCluster

@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	goflag "flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,7 +17,6 @@ import (
 	// The image holds this binary and no CA bundle: Mozilla's roots, which Go uses only
 	// where the system has none, let the adapter verify a Prometheus behind a public CA.
 	_ "golang.org/x/crypto/x509roots/fallback"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/seedscaler/seedscaler/internal/app"
@@ -28,20 +26,27 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctrl.SetLogger(klog.NewKlogr())
+	root, logging := rootCommand()
+	if err := root.ExecuteContext(ctx); err != nil {
+		logging.Fail(os.Stderr, err)
+		os.Exit(1)
+	}
+}
 
+// rootCommand is seedscaler with every subcommand, and the log configuration they share:
+// the flags --logging-format, -v and --vmodule, applied before a subcommand runs.
+func rootCommand() (*cobra.Command, *app.Logging) {
+	logging := app.NewLogging()
 	root := &cobra.Command{
 		Use:           "seedscaler",
 		Short:         "Automated seed management for Gardener-style landscapes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return logging.Apply(cmd.ErrOrStderr())
+		},
 	}
-	// Every part logs through klog; the chart passes --v to each of them.
-	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	for _, name := range []string{"v", "vmodule"} {
-		root.PersistentFlags().AddGoFlag(klogFlags.Lookup(name))
-	}
+	logging.AddFlags(root.PersistentFlags())
 	root.AddCommand(
 		schedulerCommand(),
 		versionCommand(),
@@ -53,10 +58,7 @@ func main() {
 		prepareUninstallCommand(),
 	)
 	root.AddCommand(devCommands()...)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "seedscaler:", err)
-		os.Exit(1)
-	}
+	return root, logging
 }
 
 // metricsPathGC gives a part on the metrics path the garbage collector target of

@@ -3,7 +3,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -43,6 +45,23 @@ func (o *Options) AddFlags(fs *pflag.FlagSet, metricsPort, healthPort int) {
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease; the pod's namespace when empty.")
 	fs.Float32Var(&o.QPS, "kube-api-qps", 50, "Requests per second to the kube-apiserver.")
 	fs.IntVar(&o.Burst, "kube-api-burst", 100, "Burst of requests to the kube-apiserver.")
+}
+
+// Validate checks the common flags: the addresses must be host:port or "0".
+func (o *Options) Validate() error {
+	var errs []error
+	for _, a := range []struct{ flag, value string }{
+		{"--metrics-bind-address", o.MetricsBindAddress},
+		{"--health-probe-bind-address", o.HealthProbeBindAddress},
+	} {
+		if a.value == "0" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a.value); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%s: want host:port such as :8080 or 127.0.0.1:8080, or 0 to switch it off", a.flag, a.value))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // RESTConfig loads the rest config: --kubeconfig, then $KUBECONFIG, then in-cluster.

@@ -27,6 +27,12 @@ app.kubernetes.io/component: {{ .name }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* The log flags of every container that runs seedscaler: verbosity and format. */}}
+{{- define "seedscaler.logArgs" -}}
+- --v={{ .Values.logLevel }}
+- --logging-format={{ .Values.logging.format }}
+{{- end -}}
+
 {{/* Whether the cluster serves the Prometheus operator's kinds, or a value forces them. */}}
 {{- define "seedscaler.monitoringEnabled" -}}
 {{- $v := toString .value -}}
@@ -184,7 +190,7 @@ spec:
             - --replicas-mode=object-locks
             - --lock-namespace={{ $root.Release.Namespace }}
             {{- end }}
-            - --v={{ $root.Values.logLevel }}
+            {{- include "seedscaler.logArgs" $root | nindent 12 }}
             {{- range .args }}
             - {{ . }}
             {{- end }}

@@ -1,0 +1,26 @@
+package autoscaler
+
+import (
+	"context"
+	"fmt"
+)
+
+// Run runs the SeedAutoscaler controller until ctx ends.
+func Run(ctx context.Context, o *Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	cfg, err := o.RESTConfig()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.NewManager("autoscaler", cfg, nil)
+	if err != nil {
+		return err
+	}
+	r := &Reconciler{SyncPeriod: o.SyncPeriod, MetricMaxAge: o.MetricMaxAge, DryRun: o.DryRun, Replicas: &o.Replicas}
+	if err := r.AddToManager(ctx, mgr); err != nil {
+		return fmt.Errorf("adding the SeedAutoscaler controller: %w", err)
+	}
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,80 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Run serves the garden_* metrics on /metrics of --metrics-bind-address until ctx ends,
+// from informer caches: a scrape makes no API call. It logs with ctx's logger.
+func Run(ctx context.Context, o *Options) error {
+	log := logr.FromContextOrDiscard(ctx).WithName("exporter")
+	ctx = logr.NewContext(ctx, log)
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if o.LeaderElect {
+		log.Info("Ignoring --leader-elect: exporter replicas are stateless and all serve")
+	}
+	cfg, err := o.RESTConfig()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.NewManager("exporter", cfg, func(opts *manager.Options) {
+		opts.LeaderElection = false
+		// The exporter serves /metrics itself (Collector.Handler).
+		opts.Metrics.BindAddress = "0"
+	})
+	if err != nil {
+		return err
+	}
+	exp, err := New(ctx, cfg, clock.RealClock{})
+	if err != nil {
+		return err
+	}
+	// /metrics serves controller-runtime's registry (the collector, the client's and the
+	// process's own metrics) and the per-shoot series from their pre-rendered lines.
+	if err := ctrlmetrics.Registry.Register(exp.Collector()); err != nil {
+		return fmt.Errorf("registering the exporter's collector: %w", err)
+	}
+	if o.MetricsBindAddress != "0" {
+		if err := mgr.Add(metricsServer(log, o.MetricsBindAddress, exp.Collector().Handler(ctrlmetrics.Registry))); err != nil {
+			return err
+		}
+	}
+	if err := mgr.Add(manager.RunnableFunc(exp.Start)); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("informers-synced", func(*http.Request) error { return exp.Ready() }); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// metricsServer serves handler on /metrics of address while the manager runs, and shuts
+// down within 5 seconds when it stops.
+func metricsServer(log logr.Logger, address string, handler http.Handler) manager.Runnable {
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", handler)
+		srv := &http.Server{Addr: address, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		errs := make(chan error, 1)
+		go func() { errs <- srv.ListenAndServe() }()
+		log.Info("Serving metrics", "address", address)
+		select {
+		case err := <-errs:
+			return fmt.Errorf("serving metrics on %s: %w", address, err)
+		case <-ctx.Done():
+			shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(shutdown)
+		}
+	})
+}

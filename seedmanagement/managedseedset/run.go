@@ -1,0 +1,29 @@
+package managedseedset
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// Run runs the set controller until ctx ends.
+func Run(ctx context.Context, o *Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	cfg, err := o.RESTConfig()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.NewManager("set-controller", cfg, func(opts *manager.Options) {
+		CacheOptions(&opts.Cache)
+	})
+	if err != nil {
+		return err
+	}
+	if err := (&Reconciler{Config: o.Config, Replicas: &o.Replicas}).AddToManager(ctx, mgr); err != nil {
+		return fmt.Errorf("adding the set controller: %w", err)
+	}
+	return mgr.Start(ctx)
+}
