@@ -53,7 +53,8 @@ func crdsOf(t *testing.T, c client.Client, group string) []string {
 // In a garden cluster, gardener-apiserver serves core.gardener.cloud and
 // seedmanagement.gardener.cloud. The chart refuses every value that would collide with it,
 // naming the value to set; with ci/beside-gardener-values.yaml it installs no CRD of either
-// group, and its scheduler answers to a schedulerName of its own.
+// group, and its scheduler answers to a schedulerName of its own and binds through
+// shoots/binding.
 func TestInstallBesideGardener(t *testing.T) {
 	env, _, kcFile := apiServer(t)
 	ctx := context.Background()
@@ -95,6 +96,10 @@ func TestInstallBesideGardener(t *testing.T) {
 		name: "no schedulerName",
 		args: []string{"-f", beside, "--set", "scheduler.config.schedulerName=null"},
 		want: []string{"Set scheduler.config.schedulerName=seedscaler-scheduler"},
+	}, {
+		name: "spec.seedName patched",
+		args: []string{"-f", beside, "--set", "scheduler.config.binding=Patch"},
+		want: []string{"takes a shoot's spec.seedName only through the shoots/binding subresource", "Set scheduler.config.binding=Subresource"},
 	}, {
 		name: "set controller",
 		args: []string{"-f", beside, "--set", "setController.enabled=true"},
@@ -142,6 +147,7 @@ func TestInstallBesideGardener(t *testing.T) {
 	cfg, err := schedulerconfig.Parse([]byte(cm.Data["config.yaml"]))
 	require.NoError(t, err)
 	assert.Equal(t, "seedscaler-scheduler", cfg.SchedulerName)
+	assert.Equal(t, schedulerconfig.SubresourceBinding, cfg.Binding)
 
 	// What runs beside Gardener: no seed, set or autoscaler Deployment.
 	var running []string
