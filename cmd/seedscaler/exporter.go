@@ -19,6 +19,7 @@ import (
 
 func exporterCommand() *cobra.Command {
 	o := &app.Options{}
+	seedAutoscalers := true
 	cmd := &cobra.Command{
 		Use:   "exporter",
 		Short: "Export seeds, shoots, ManagedSeedSets and SeedAutoscalers as Prometheus metrics",
@@ -27,14 +28,16 @@ from informer caches: a scrape makes no API call. Replicas are stateless and eac
 same series, so --leader-elect is accepted for uniformity with the other parts but ignored.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runExporter(cmd.Context(), o)
+			return runExporter(cmd.Context(), o, seedAutoscalers)
 		},
 	}
 	o.AddFlags(cmd.Flags(), 8086, 8087)
+	cmd.Flags().BoolVar(&seedAutoscalers, "seedautoscalers", seedAutoscalers,
+		"watch SeedAutoscalers and export their series; false where the cluster serves no SeedAutoscaler kind (beside Gardener)")
 	return cmd
 }
 
-func runExporter(ctx context.Context, o *app.Options) error {
+func runExporter(ctx context.Context, o *app.Options, seedAutoscalers bool) error {
 	log := ctrl.Log.WithName("exporter")
 	ctx = logr.NewContext(ctx, log)
 	if o.LeaderElect {
@@ -52,7 +55,11 @@ func runExporter(ctx context.Context, o *app.Options) error {
 	if err != nil {
 		return err
 	}
-	exp, err := exporter.New(ctx, cfg, clock.RealClock{})
+	var opts []exporter.Option
+	if !seedAutoscalers {
+		opts = append(opts, exporter.WithoutSeedAutoscalers())
+	}
+	exp, err := exporter.New(ctx, cfg, clock.RealClock{}, opts...)
 	if err != nil {
 		return err
 	}

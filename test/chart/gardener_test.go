@@ -112,6 +112,10 @@ func TestInstallBesideGardener(t *testing.T) {
 		name: "autoscaler",
 		args: []string{"-f", beside, "--set", "autoscaler.enabled=true"},
 		want: []string{"which has no SeedAutoscaler kind", "Set autoscaler.enabled=false"},
+	}, {
+		name: "exporter watching SeedAutoscalers",
+		args: []string{"-f", beside, "--set", "exporter.seedAutoscalers=true"},
+		want: []string{"the exporter's watch of SeedAutoscalers would never sync", "Set exporter.seedAutoscalers=false"},
 	}} {
 		out, err := install(tc.args...)
 		if !assert.Error(t, err, "%s: installed beside Gardener:\n%s", tc.name, out) {
@@ -149,10 +153,14 @@ func TestInstallBesideGardener(t *testing.T) {
 	assert.Equal(t, "seedscaler-scheduler", cfg.SchedulerName)
 	assert.Equal(t, schedulerconfig.SubresourceBinding, cfg.Binding)
 
-	// What runs beside Gardener: no seed, set or autoscaler Deployment.
+	// What runs beside Gardener: no seed, set or autoscaler Deployment, and an exporter
+	// that watches no SeedAutoscalers.
 	var running []string
 	for _, d := range deployments(t, "-f", beside) {
 		running = append(running, d.Name)
+		if d.Name == "seedscaler-exporter" {
+			assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--seedautoscalers=false")
+		}
 	}
 	assert.ElementsMatch(t, []string{"seedscaler-scheduler", "seedscaler-exporter", "seedscaler-adapter"}, running)
 }
