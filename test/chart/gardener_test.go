@@ -132,6 +132,10 @@ func TestInstallBesideGardener(t *testing.T) {
 	out, err := install("-f", beside)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "STATUS: deployed")
+	notes := out[strings.Index(out, "NOTES:"):]
+	assert.Contains(t, notes, "The scheduler places only shoots with spec.schedulerName: seedscaler-scheduler.")
+	assert.Contains(t, notes, "crds.seedManagement=false: this cluster must already serve seedmanagement.gardener.cloud\n(ManagedSeed, ManagedSeedSet).")
+	assert.NotContains(t, notes, "seedautoscalers", "no autoscaler runs beside Gardener")
 	assert.Empty(t, crdsOf(t, env.Client, "core.gardener.cloud"))
 	assert.Empty(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"))
 
