@@ -170,7 +170,8 @@ func TestInstallBesideGardener(t *testing.T) {
 }
 
 // The guard tells gardener-apiserver's APIServices from the local ones the kube-apiserver
-// registers for the chart's own CRDs: a plain install upgrades, CRDs and all.
+// registers for the chart's own CRDs: a plain install upgrades, CRDs and all; an upgrade
+// that switches the CRDs off leaves them.
 func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 	env, _, kcFile := apiServer(t)
 	const namespace = "seedscaler-system"
@@ -189,6 +190,13 @@ func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 
 	out, err = helm(t, "upgrade", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
 		"--namespace", namespace, "--wait=false")
+	require.NoError(t, err, out)
+	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+
+	// Switched off, the CRDs stay: deleting one deletes every object of its kind.
+	out, err = helm(t, "upgrade", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
+		"--namespace", namespace, "--wait=false", "--set", "crds.seedManagement=false", "--set", "crds.gardenerCore=false")
 	require.NoError(t, err, out)
 	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
 	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
