@@ -34,8 +34,8 @@ NODE_PACKAGES := containerd runc containernetworking-plugins iptables conntrack 
 CLUSTER_DIR   ?= /var/lib/seedscaler-cluster
 
 # Generated files: deepcopy next to the API types; CRDs, RBAC rules, alert rules and
-# dashboards in the chart (Helm reads only files inside the chart).
-GENERATED := api charts/seedscaler/crds charts/seedscaler/files alerts/seedscaler.rules.test.yaml
+# dashboards in the chart's files/ (Helm reads only files inside the chart).
+GENERATED := api charts/seedscaler/files alerts/seedscaler.rules.test.yaml
 
 # Each part's RBAC comes from the +kubebuilder:rbac markers beside its code: part=packages,...
 RBAC_PARTS := scheduler=./scheduler/... \
@@ -65,11 +65,12 @@ node-packages: ## Install the Debian packages the one-node cluster runs (contain
 generate: ## Regenerate deepcopy functions and CRDs from the API types.
 	$(TOOLS) controller-gen
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
-	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=charts/seedscaler/crds
-	@# Gardener's core CRDs are chart templates (crds.gardenerCore), not crds/: a garden
-	@# cluster already serves core.gardener.cloud.
-	rm -rf charts/seedscaler/files/core-crds && mkdir -p charts/seedscaler/files/core-crds
-	mv charts/seedscaler/crds/core.gardener.cloud_*.yaml charts/seedscaler/files/core-crds/
+	@# Every CRD is a chart template switched per API group (crds.gardenerCore,
+	@# crds.seedManagement), not crds/: a garden cluster already serves both groups.
+	rm -rf charts/seedscaler/files/core-crds charts/seedscaler/files/seedmanagement-crds
+	mkdir -p charts/seedscaler/files/core-crds
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=charts/seedscaler/files/seedmanagement-crds
+	mv charts/seedscaler/files/seedmanagement-crds/core.gardener.cloud_*.yaml charts/seedscaler/files/core-crds/
 	@for part in $(RBAC_PARTS); do \
 	  name=$${part%%=*}; pkgs=$$(echo "$${part#*=}" | tr , ';'); dir=charts/seedscaler/files/rbac/$$name; \
 	  rm -rf $$dir; mkdir -p $$dir; \

@@ -150,8 +150,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 	sa.Status.Reference = sa.Spec.ScaleTargetRef.Kind + "/" + sa.Spec.ScaleTargetRef.Name
 	gr, sc, err := r.getScale(ctx, sa)
 	if err != nil {
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, controllerutils.False(recommend.ReasonFailedGetScale, err.Error()))
-		r.event(sa, EventFailedGetScale, "GetScale", "%s", err.Error())
+		reason, message := scaleTargetProblem(ctx, r.Reader, sa, err)
+		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, controllerutils.False(reason, message))
+		r.event(sa, EventFailedGetScale, "GetScale", "%s", message)
 		return err
 	}
 	sa.Status.CurrentReplicas = sc.Spec.Replicas

@@ -47,9 +47,28 @@ type Exporter struct {
 	ready     atomic.Bool
 }
 
+// Option changes what New watches.
+type Option func(*options)
+
+type options struct {
+	withoutSeedAutoscalers bool
+}
+
+// WithoutSeedAutoscalers watches no SeedAutoscalers and exports none of their series: for a
+// cluster that does not serve the kind, such as a garden whose gardener-apiserver serves
+// seedmanagement.gardener.cloud, where a watch of them would never sync and the exporter
+// never become ready.
+func WithoutSeedAutoscalers() Option {
+	return func(o *options) { o.withoutSeedAutoscalers = true }
+}
+
 // New sets up the informers (started by Start) and the collector over them. It logs with
 // the logger in ctx; clk stamps the last cache sync.
-func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock) (*Exporter, error) {
+func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock, opts ...Option) (*Exporter, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the exporter's dynamic client: %w", err)
@@ -59,17 +78,23 @@ func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock) (*Export
 		clock:   clk,
 	}
 	src := Sources{Usage: usage.NewIndex(), Shoots: newShootIndex()}
-	for _, inf := range []struct {
+	type watched struct {
 		resource  schema.GroupVersionResource
 		transform toolscache.TransformFunc
 		store     *toolscache.Store
 		handlers  []toolscache.ResourceEventHandler
-	}{
+	}
+	informers := []watched{
 		{seedsResource, transformSeed, &src.Seeds, nil},
 		{shootsResource, transformShoot, nil, []toolscache.ResourceEventHandler{src.Usage.Handler(), src.Shoots.Handler()}},
 		{managedSeedSetsResource, transformManagedSeedSet, &src.ManagedSeedSets, nil},
-		{seedAutoscalersResource, transformSeedAutoscaler, &src.SeedAutoscalers, nil},
-	} {
+	}
+	if o.withoutSeedAutoscalers {
+		src.SeedAutoscalers = toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+	} else {
+		informers = append(informers, watched{seedAutoscalersResource, transformSeedAutoscaler, &src.SeedAutoscalers, nil})
+	}
+	for _, inf := range informers {
 		informer := e.factory.ForResource(inf.resource).Informer()
 		if err := informer.SetTransform(inf.transform); err != nil {
 			return nil, fmt.Errorf("setting the transform of the %s informer: %w", inf.resource.Resource, err)

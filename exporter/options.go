@@ -6,19 +6,24 @@ import (
 	"github.com/seedscaler/seedscaler/internal/app"
 )
 
-// Options are the flags of `seedscaler exporter`: the common ones only. Replicas are
+// Options are the flags of `seedscaler exporter`. Replicas are
 // stateless and each serves the same series, so --leader-elect is accepted for uniformity
 // with the other parts but ignored.
 type Options struct {
 	app.Options
+	// SeedAutoscalers watches SeedAutoscalers and exports their series; false where the
+	// cluster serves no SeedAutoscaler kind (beside Gardener).
+	SeedAutoscalers bool
 }
 
 // NewOptions returns the defaults.
-func NewOptions() *Options { return &Options{} }
+func NewOptions() *Options { return &Options{SeedAutoscalers: true} }
 
 // AddFlags registers the exporter's flags: /metrics on :8086, probes on :8087.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Options.AddFlags(fs, 8086, 8087)
+	fs.BoolVar(&o.SeedAutoscalers, "seedautoscalers", o.SeedAutoscalers,
+		"watch SeedAutoscalers and export their series; false where the cluster serves no SeedAutoscaler kind (beside Gardener)")
 }
 
 // Validate checks the flags.

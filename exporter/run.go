@@ -35,7 +35,11 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	exp, err := New(ctx, cfg, clock.RealClock{})
+	var opts []Option
+	if !o.SeedAutoscalers {
+		opts = append(opts, WithoutSeedAutoscalers())
+	}
+	exp, err := New(ctx, cfg, clock.RealClock{}, opts...)
 	if err != nil {
 		return err
 	}

@@ -221,6 +221,13 @@ case("a bad capacity annotation and a bad pause annotation fire, each with its r
          alert("SeedAutoscalerMisconfigured", misconfigured("eu", "InvalidCapacityAnnotation")),
          alert("SeedAutoscalerMisconfigured", misconfigured("us", "InvalidPausedReplicas"))),
       at("15m", "SeedAutoscalerMetricsUnavailable")])
+able = lambda n, r: exporter("garden_seedautoscaler_condition_reason", {"namespace": "garden", "name": n, "condition": "AbleToScale", "reason": r}, "1x20")
+case("a scale target the cluster does not back fires, each with its reason; a passing read of the scale does not",
+     able("eu", "MissingScaleSubresource") + able("us", "TargetNotFound") + able("ap", "ReadyForNewScale") +
+     able("sa", "FailedGetScale"),
+     [at("15m", "SeedAutoscalerMisconfigured",
+         alert("SeedAutoscalerMisconfigured", dict(deduplicated("exporter", {"namespace": "garden", "name": "eu", "condition": "AbleToScale"}), reason="MissingScaleSubresource")),
+         alert("SeedAutoscalerMisconfigured", dict(deduplicated("exporter", {"namespace": "garden", "name": "us", "condition": "AbleToScale"}), reason="TargetNotFound")))])
 case("a selector fixed within minutes stays silent",
      scaling_active("eu", "False", "InvalidSelector", "1x4") + reason("eu", "ValidMetricFound", "_x4 1x15"),
      [at("15m", "SeedAutoscalerMisconfigured")])

@@ -34,8 +34,9 @@ type Options struct {
 	// Aggregation configures the front-proxy (requestheader) client CA and the proxy client
 	// certificate, and routes aggregated APIs to service endpoints, so APIServices work.
 	Aggregation bool
-	// CRDDirectory holds the CRDs to install; when empty, the chart's: charts/seedscaler/crds
-	// and Gardener's core CRDs in charts/seedscaler/files/core-crds.
+	// CRDDirectory holds the CRDs to install; when empty, the chart's:
+	// charts/seedscaler/files/seedmanagement-crds and Gardener's core CRDs in
+	// charts/seedscaler/files/core-crds.
 	CRDDirectory string
 	// ExtraAPIServerArgs are further kube-apiserver flags, name to value.
 	ExtraAPIServerArgs map[string]string
@@ -73,7 +74,7 @@ func Start(opts Options) (*Environment, error) {
 			return nil, err
 		}
 		crdDirs = []string{
-			filepath.Join(root, "charts", "seedscaler", "crds"),
+			filepath.Join(root, "charts", "seedscaler", "files", "seedmanagement-crds"),
 			filepath.Join(root, "charts", "seedscaler", "files", "core-crds"),
 		}
 	}

@@ -33,6 +33,17 @@ const (
 	MinimalDistance Strategy = "MinimalDistance"
 )
 
+// Binding is how the scheduler sets a shoot's spec.seedName.
+type Binding string
+
+const (
+	// PatchBinding patches spec.seedName on the shoot: what the Shoot CRD serves.
+	PatchBinding Binding = "Patch"
+	// SubresourceBinding updates the shoot through its shoots/binding subresource, as
+	// gardener-scheduler does: gardener-apiserver refuses a spec.seedName set any other way.
+	SubresourceBinding Binding = "Subresource"
+)
+
 // ScorePluginName names a plugin of the weighted scoring stage.
 type ScorePluginName string
 
@@ -70,6 +81,9 @@ type SchedulerConfiguration struct {
 	// schedulerName is the spec.schedulerName of the shoots this scheduler binds. Shoots
 	// without one belong to default-scheduler.
 	SchedulerName string `json:"schedulerName,omitempty"`
+	// binding is Patch (default), for shoots served by the Shoot CRD, or Subresource, for
+	// shoots served by gardener-apiserver.
+	Binding Binding `json:"binding,omitempty"`
 	// strategy is SameRegion (default) or MinimalDistance.
 	Strategy Strategy `json:"strategy,omitempty"`
 	// regionConfigNamespace holds the region-config ConfigMaps of MinimalDistance.
@@ -119,6 +133,9 @@ func Default(c *SchedulerConfiguration) {
 	if c.SchedulerName == "" {
 		c.SchedulerName = DefaultSchedulerName
 	}
+	if c.Binding == "" {
+		c.Binding = PatchBinding
+	}
 	if c.Strategy == "" {
 		c.Strategy = SameRegion
 	}
@@ -161,6 +178,9 @@ func Validate(c *SchedulerConfiguration) error {
 	}
 	if strings.TrimSpace(c.SchedulerName) != c.SchedulerName || len(c.SchedulerName) > 253 {
 		add("schedulerName: %q must be a name of at most 253 characters without surrounding spaces", c.SchedulerName)
+	}
+	if c.Binding != PatchBinding && c.Binding != SubresourceBinding {
+		add("binding: %q is not a binding, use %s (the Shoot CRD) or %s (gardener-apiserver)", c.Binding, PatchBinding, SubresourceBinding)
 	}
 	if c.Strategy != SameRegion && c.Strategy != MinimalDistance {
 		add("strategy: %q is not a strategy, use %s or %s", c.Strategy, SameRegion, MinimalDistance)

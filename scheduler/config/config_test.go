@@ -14,7 +14,7 @@ func TestDefaults(t *testing.T) {
 	c, err := Parse(nil)
 	require.NoError(t, err)
 	assert.Equal(t, &SchedulerConfiguration{
-		APIVersion: APIVersion, Kind: Kind, SchedulerName: "default-scheduler", Strategy: SameRegion,
+		APIVersion: APIVersion, Kind: Kind, SchedulerName: "default-scheduler", Binding: PatchBinding, Strategy: SameRegion,
 		RegionConfigNamespace: "garden", Scoring: &Scoring{}, Workers: 8,
 		Backoff: &Backoff{BaseSeconds: 1, MaxSeconds: 300}, DefaultSeedCapacity: 250,
 	}, c)
@@ -34,6 +34,7 @@ func TestParse(t *testing.T) {
 	c, err := Parse([]byte(`apiVersion: scheduler.seedscaler.io/v1alpha1
 kind: SchedulerConfiguration
 schedulerName: packing-scheduler
+binding: Subresource
 strategy: MinimalDistance
 scoring:
   plugins:
@@ -45,6 +46,7 @@ defaultSeedCapacity: 100
 `))
 	require.NoError(t, err)
 	assert.Equal(t, "packing-scheduler", c.SchedulerName)
+	assert.Equal(t, SubresourceBinding, c.Binding)
 	assert.Equal(t, MinimalDistance, c.Strategy)
 	assert.Equal(t, []ScorePlugin{{MinimalDistancePlugin, 10}, {SeedResourcesMostAllocatedPlugin, 1}}, c.Scoring.Plugins)
 	assert.Equal(t, int32(16), c.Workers)
@@ -57,6 +59,7 @@ func TestInvalid(t *testing.T) {
 		{"unknown field", "strategi: SameRegion\n", `unknown field "strategi"`},
 		{"wrong version", "apiVersion: v2\n", `apiVersion: "v2" is not supported`},
 		{"wrong kind", "kind: Foo\n", `kind: "Foo" is not supported`},
+		{"binding", "binding: Binding\n", `binding: "Binding" is not a binding, use Patch (the Shoot CRD) or Subresource (gardener-apiserver)`},
 		{"strategy", "strategy: Nearest\n", `strategy: "Nearest" is not a strategy, use SameRegion or MinimalDistance`},
 		{"plugin name", "scoring: {plugins: [{name: Foo, weight: 1}]}\n", `scoring.plugins[0].name: "Foo" is not a score plugin`},
 		{"plugin twice", "scoring: {plugins: [{name: MinimalDistance, weight: 1}, {name: MinimalDistance, weight: 2}]}\n", `scoring.plugins[1].name: "MinimalDistance" is listed twice`},

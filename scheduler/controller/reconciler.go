@@ -191,6 +191,9 @@ func Backoff(failures int, base, maxDelay time.Duration) time.Duration {
 // brings the whole shoot anyway, and encoding it as JSON for the answer (a shoot is a
 // custom resource, JSON only) and decoding it here was work for both sides on every bind.
 func (r *Reconciler) bind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
+	if r.Config.Binding == config.SubresourceBinding {
+		return r.bindSubresource(ctx, shoot, seed)
+	}
 	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"seedName":%q}}`, shoot.ResourceVersion, seed)
 	meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: shoot.Namespace, Name: shoot.Name}}
 	meta.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))

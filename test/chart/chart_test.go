@@ -406,29 +406,37 @@ func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
 	}
 }
 
-// Gardener's core CRDs are templates that crds.gardenerCore switches (a garden cluster
-// serves core.gardener.cloud itself); they are kept on uninstall. The seed management
-// CRDs are in crds/, which helm installs before anything else and never deletes.
-func TestGardenerCoreCRDsAreSwitchable(t *testing.T) {
-	coreCRDs := func(objs []*unstructured.Unstructured) []string {
+// Every CRD is a template switched per API group (a garden cluster serves
+// core.gardener.cloud and seedmanagement.gardener.cloud itself): crds.gardenerCore and
+// crds.seedManagement. They are kept on uninstall, and crds/, which no value can switch
+// off, holds nothing.
+func TestCRDsAreSwitchablePerGroup(t *testing.T) {
+	crds := func(objs []*unstructured.Unstructured, group string) []string {
 		var names []string
 		for _, o := range objs {
-			if o.GetKind() == "CustomResourceDefinition" && strings.HasSuffix(o.GetName(), ".core.gardener.cloud") {
+			if o.GetKind() == "CustomResourceDefinition" && strings.HasSuffix(o.GetName(), "."+group) {
 				names = append(names, o.GetName())
 				assert.Equal(t, "keep", o.GetAnnotations()["helm.sh/resource-policy"], "%s must survive uninstall", o.GetName())
 			}
 		}
 		return names
 	}
-	assert.ElementsMatch(t, []string{"seeds.core.gardener.cloud", "shoots.core.gardener.cloud", "cloudprofiles.core.gardener.cloud"},
-		coreCRDs(render(t)))
-	assert.Empty(t, coreCRDs(render(t, "--set", "crds.gardenerCore=false")))
+	core := []string{"seeds.core.gardener.cloud", "shoots.core.gardener.cloud", "cloudprofiles.core.gardener.cloud"}
+	seedManagement := []string{"managedseeds.seedmanagement.gardener.cloud", "managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.seedmanagement.gardener.cloud"}
+	all := render(t)
+	assert.ElementsMatch(t, core, crds(all, "core.gardener.cloud"))
+	assert.ElementsMatch(t, seedManagement, crds(all, "seedmanagement.gardener.cloud"))
 
-	entries, err := os.ReadDir(filepath.Join(chartDir(t), "crds"))
-	require.NoError(t, err)
-	for _, e := range entries {
-		assert.True(t, strings.HasPrefix(e.Name(), "seedmanagement.gardener.cloud_"), "crds/%s cannot be switched off; core CRDs belong in files/core-crds", e.Name())
-	}
+	noCore := render(t, "--set", "crds.gardenerCore=false")
+	assert.Empty(t, crds(noCore, "core.gardener.cloud"))
+	assert.ElementsMatch(t, seedManagement, crds(noCore, "seedmanagement.gardener.cloud"))
+
+	noSeedManagement := render(t, "--set", "crds.seedManagement=false")
+	assert.ElementsMatch(t, core, crds(noSeedManagement, "core.gardener.cloud"))
+	assert.Empty(t, crds(noSeedManagement, "seedmanagement.gardener.cloud"))
+
+	_, err := os.Stat(filepath.Join(chartDir(t), "crds"))
+	assert.True(t, os.IsNotExist(err), "crds/ cannot be switched off: CRDs belong in files/<group>-crds (err=%v)", err)
 }
 
 // hookObjects are the rendered objects of helm hooks, by kind.

@@ -118,7 +118,7 @@ func TestInstallAndUninstallAgainstARealAPIServer(t *testing.T) {
 		got := &unstructured.Unstructured{}
 		got.SetAPIVersion("apiextensions.k8s.io/v1")
 		got.SetKind("CustomResourceDefinition")
-		assert.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: crd}, got), "CRD %s from crds/ must stay", crd)
+		assert.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: crd}, got), "CRD %s must stay", crd)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
@@ -39,6 +40,22 @@ func setMetric(value any, path ...string) mutation {
 		}
 		metrics[0] = m
 		if err := unstructured.SetNestedSlice(obj, metrics, "spec", "metrics"); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// duplicateMetric appends a copy of the first metric of a SeedAutoscaler with another
+// target of the given type: the same metric twice, however the targets differ.
+func duplicateMetric(targetType string) mutation {
+	return func(obj map[string]any) {
+		metrics, _, _ := unstructured.NestedSlice(obj, "spec", "metrics")
+		dup := runtime.DeepCopyJSONValue(metrics[0]).(map[string]any)
+		target := map[string]any{"type": targetType, "averageValue": "40"}
+		if err := unstructured.SetNestedField(dup, target, "resource", "target"); err != nil {
+			panic(err)
+		}
+		if err := unstructured.SetNestedSlice(obj, append(metrics, dup), "spec", "metrics"); err != nil {
 			panic(err)
 		}
 	}
@@ -119,6 +136,36 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 			`spec.metrics[0].resource.name: Unsupported value: "shots": supported values: "shoots"`},
 		{"metric on a resource without published usage", "seedautoscaler.yaml", setMetric("persistent-volumes", "resource", "name"),
 			`spec.metrics[0].resource.name: Unsupported value: "persistent-volumes": supported values: "shoots"`},
+		{"autoscaler max above the bound", "seedautoscaler.yaml",
+			set(int64(1001), "spec", "maxReplicas"), "spec.maxReplicas: Invalid value: 1001: spec.maxReplicas in body should be less than or equal to 1000"},
+		{"fallback replicas above the bound", "seedautoscaler.yaml",
+			setMetric(map[string]any{"failureDurationSeconds": int64(60), "replicas": int64(1001)}, "fallback"),
+			"spec.metrics[0].fallback.replicas in body should be less than or equal to 1000"},
+		{"the same metric twice", "seedautoscaler.yaml", duplicateMetric("AverageValue"),
+			"spec.metrics: Invalid value: spec.metrics lists the same metric twice (same type and resource name): list each metric once, with one target"},
+		{"scale target without apiVersion", "seedautoscaler.yaml",
+			remove("spec", "scaleTargetRef", "apiVersion"), "spec.scaleTargetRef.apiVersion: Required value"},
+		{"scale target apiVersion without version", "seedautoscaler.yaml",
+			set("seedmanagement.gardener.cloud", "spec", "scaleTargetRef", "apiVersion"),
+			"spec.scaleTargetRef.apiVersion must be group/version in lower case, e.g. seedmanagement.gardener.cloud/v1alpha1"},
+		{"scale target apiVersion with a kind in it", "seedautoscaler.yaml",
+			set("seedmanagement.gardener.cloud/v1alpha1/ManagedSeedSet", "spec", "scaleTargetRef", "apiVersion"),
+			"spec.scaleTargetRef.apiVersion must be group/version in lower case"},
+		{"scale target ManagedSeedSet of another group", "seedautoscaler.yaml",
+			set("apps/v1", "spec", "scaleTargetRef", "apiVersion"),
+			"spec.scaleTargetRef.apiVersion of a ManagedSeedSet is seedmanagement.gardener.cloud/v1alpha1"},
+		{"scale target resource instead of kind", "seedautoscaler.yaml",
+			set("managedseedsets", "spec", "scaleTargetRef", "kind"),
+			"spec.scaleTargetRef.kind must be a kind such as ManagedSeedSet: a capital letter, then letters and digits"},
+		{"scale target empty kind", "seedautoscaler.yaml",
+			set("", "spec", "scaleTargetRef", "kind"), "spec.scaleTargetRef.kind in body should be at least 1 chars long"},
+		{"scale target empty name", "seedautoscaler.yaml",
+			set("", "spec", "scaleTargetRef", "name"), "spec.scaleTargetRef.name in body should be at least 1 chars long"},
+		{"scale target name not a name", "seedautoscaler.yaml",
+			set("Crazy Botany", "spec", "scaleTargetRef", "name"),
+			"spec.scaleTargetRef.name must be the name of an object: lower case letters, digits, '-' and '.'"},
+		{"set with replicas above the bound", "managedseedset.yaml",
+			set(int64(1001), "spec", "replicas"), "spec.replicas: Invalid value: 1001: spec.replicas in body should be less than or equal to 1000"},
 		{"scale target without kind", "seedautoscaler.yaml",
 			remove("spec", "scaleTargetRef", "kind"), "spec.scaleTargetRef.kind: Required value"},
 		{"scale target without name", "seedautoscaler.yaml",
@@ -164,6 +211,31 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 			err := env.Client.Create(context.Background(), obj, client.FieldValidation("Strict"))
 			require.Error(t, err, "the apiserver accepted an invalid object")
 			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// The checks of a SeedAutoscaler's references and bounds refuse typos, not what works:
+// a kind of another group with a scale subresource, the bounds themselves, and one metric
+// per resource are accepted.
+func TestValidSeedAutoscalerVariantsAreAccepted(t *testing.T) {
+	ensureNamespace(t, "valid")
+	cases := []struct {
+		name   string
+		change mutation
+	}{
+		{"another kind with a scale subresource", set(map[string]any{"apiVersion": "pools.test.seedscaler.io/v1", "kind": "SeedPool", "name": "pool-1.eu"}, "spec", "scaleTargetRef")},
+		{"a kind of the core group", set(map[string]any{"apiVersion": "v1", "kind": "ReplicationController", "name": "rc"}, "spec", "scaleTargetRef")},
+		{"maxReplicas at the bound", set(int64(1000), "spec", "maxReplicas")},
+		{"fallback at the bound", setMetric(map[string]any{"failureDurationSeconds": int64(60), "replicas": int64(1000)}, "fallback")},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := example(t, "seedautoscaler.yaml")
+			obj.SetNamespace("valid")
+			obj.SetName(fmt.Sprintf("valid-%d", i))
+			tc.change(obj.Object)
+			require.NoError(t, env.Client.Create(context.Background(), obj, client.FieldValidation("Strict")))
 		})
 	}
 }

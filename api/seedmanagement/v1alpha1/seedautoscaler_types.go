@@ -75,36 +75,49 @@ type SeedAutoscalerSpec struct {
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
-	// maxReplicas is the upper bound of replicas.
+	// maxReplicas is the upper bound of replicas, 1 to 1000: a bound, not a wish, since the
+	// autoscaler creates that many seeds when demand asks.
 	// +required
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
 	MaxReplicas int32 `json:"maxReplicas"`
-	// metrics to scale on; the largest replica proposal across them wins.
+	// metrics to scale on; the largest replica proposal across them wins. Each metric is
+	// listed once: two entries of the same type on the same resource are refused.
 	// +required
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:XValidation:rule="self.all(m, !has(m.resource) || self.filter(n, n.type == m.type && has(n.resource) && n.resource.name == m.resource.name).size() == 1)",message="spec.metrics lists the same metric twice (same type and resource name): list each metric once, with one target"
 	Metrics []MetricSpec `json:"metrics"`
 	// behavior configures scaling up and down separately, as in autoscaling/v2.
 	// +optional
 	Behavior *SeedAutoscalerBehavior `json:"behavior,omitempty"`
 }
 
-// CrossVersionObjectReference refers to the object to scale.
+// CrossVersionObjectReference refers to the object to scale: a ManagedSeedSet, or any kind
+// with a scale subresource whose selector picks seeds. The apiserver checks the shape of the
+// reference; whether the kind exists, has a scale subresource and may be scaled by the
+// autoscaler, the autoscaler reports in the AbleToScale condition.
+// +kubebuilder:validation:XValidation:rule="self.kind != 'ManagedSeedSet' || self.apiVersion.startsWith('seedmanagement.gardener.cloud/')",message="spec.scaleTargetRef.apiVersion of a ManagedSeedSet is seedmanagement.gardener.cloud/v1alpha1"
 type CrossVersionObjectReference struct {
-	// apiVersion of the target, for example seedmanagement.gardener.cloud/v1alpha1.
-	// +optional
+	// apiVersion of the target, group/version, for example seedmanagement.gardener.cloud/v1alpha1.
+	// +required
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	APIVersion string `json:"apiVersion,omitempty"`
-	// kind of the target, for example ManagedSeedSet.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[a-z]([-a-z0-9]*[a-z0-9])?$')",message="spec.scaleTargetRef.apiVersion must be group/version in lower case, e.g. seedmanagement.gardener.cloud/v1alpha1"
+	APIVersion string `json:"apiVersion"`
+	// kind of the target, for example ManagedSeedSet: the kind, not the resource
+	// (managedseedsets) nor a path.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Z][A-Za-z0-9]*$')",message="spec.scaleTargetRef.kind must be a kind such as ManagedSeedSet: a capital letter, then letters and digits"
 	Kind string `json:"kind"`
 	// name of the target, in the SeedAutoscaler's namespace.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="spec.scaleTargetRef.name must be the name of an object: lower case letters, digits, '-' and '.'"
 	Name string `json:"name"`
 }
 
@@ -186,9 +199,10 @@ type MetricFallback struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	FailureDurationSeconds int32 `json:"failureDurationSeconds"`
-	// replicas to hold at least while the fallback applies.
+	// replicas to hold at least while the fallback applies, 0 to 1000.
 	// +required
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
 	Replicas int32 `json:"replicas"`
 }
 
