@@ -1,3 +1,5 @@
+//go:build integration
+
 package simulator
 
 import (
@@ -29,10 +31,6 @@ func TestMain(m *testing.M) {
 		return m.Run()
 	}))
 }
-
-// epoch is where every fake clock starts; a whole second, so Lease renew times (microseconds)
-// compare equal to it.
-var epoch = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
 // harness drives a simulator step by step on a fake clock.
 type harness struct {

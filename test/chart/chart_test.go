@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package chart tests the Helm chart with the real helm binary: lint, rendering with every
 // values file, the values schema, least-privilege RBAC, restricted pod security, that every
 // Deployment runs a subcommand and flags the real seedscaler binary has, and an install and

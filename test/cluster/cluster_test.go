@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package cluster installs the Helm chart onto a real one-node Kubernetes cluster (kubelet,
 // containerd, kube-proxy, CoreDNS; internal/testing/cluster) from the image `make image`
 // wrote, into a namespace that enforces the restricted Pod Security Standard, and checks

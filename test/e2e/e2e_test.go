@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package e2e runs the whole stack as `seedscaler local` does (etcd, kube-apiserver with
 // aggregation, Prometheus, the adapter as an APIService, every controller as a child
 // process of the real binary, the simulator playing gardenlets) and checks the promises

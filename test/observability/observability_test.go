@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package observability checks the alert rules and Grafana dashboards that ship with
 // seedscaler against real Prometheus tooling: promtool validates and unit-tests the rules,
 // every PromQL expression parses, every metric it names is one the stack exports

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package replicas runs several replicas of the set controller in object-locks mode against
 // a real kube-apiserver: no set is ever reconciled by two replicas at
 // once, a replica that dies holding a lock loses it, and locks of deleted sets go away.
