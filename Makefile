@@ -21,7 +21,7 @@ PROMETHEUS     = $(shell $(TOOLS) --dir prometheus)/prometheus
 PROMTOOL       = $(shell $(TOOLS) --dir promtool)/promtool
 ENVTEST_DIR    = $(shell $(TOOLS) --dir envtest)
 
-# What integration tests read to find the real binaries (internal/testenv), and the image
+# What integration tests read to find the real binaries (internal/testing/testenv), and the image
 # the tests on the one-node cluster install.
 TEST_ENV = KUBEBUILDER_ASSETS=$(ENVTEST_DIR) SEEDSCALER_PROMETHEUS=$(PROMETHEUS) \
            SEEDSCALER_PROMTOOL=$(PROMTOOL) SEEDSCALER_HELM=$(HELM) \

@@ -51,7 +51,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // env is the real kube-apiserver (with the aggregation layer) and etcd the integration

@@ -18,7 +18,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // env is a real kube-apiserver and etcd with seedscaler's CRDs; the simulator is the only

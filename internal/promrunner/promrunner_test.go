@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedscaler/seedscaler/internal/pki"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // A real Prometheus scrapes itself and answers a query; killed, it stops answering;

@@ -23,7 +23,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 )
 

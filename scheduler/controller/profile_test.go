@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"k8s.io/client-go/rest"
 )
 

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // kubeVersion is the Kubernetes version charts are rendered for (the envtest apiserver's).

@@ -41,8 +41,8 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/scheme"
-	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/local"
 )
 

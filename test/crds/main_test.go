@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 var env *testenv.Environment
