@@ -22,7 +22,7 @@ PROMETHEUS     = $(shell $(TOOLS) --dir prometheus)/prometheus
 PROMTOOL       = $(shell $(TOOLS) --dir promtool)/promtool
 ENVTEST_DIR    = $(shell $(TOOLS) --dir envtest)
 
-# What integration tests read to find the real binaries (internal/testenv), and the image
+# What integration tests read to find the real binaries (internal/testing/testenv), and the image
 # the tests on the one-node cluster install.
 TEST_ENV = KUBEBUILDER_ASSETS=$(ENVTEST_DIR) SEEDSCALER_PROMETHEUS=$(PROMETHEUS) \
            SEEDSCALER_PROMTOOL=$(PROMTOOL) SEEDSCALER_HELM=$(HELM) \
@@ -98,7 +98,17 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then \
 	  echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
 	$(GO) vet -tags dev ./cmd/...
+	$(GO) vet -tags dev,integration ./cmd/...
+	@# Tests that need a kube-apiserver or a tool binary only build with -tags integration,
+	@# so that plain `go test ./...` runs without tools: everything under test/, and any
+	@# test file that starts an environment or asks for a tool.
+	@untagged=$$(git grep -l -E 'testenv\.(Start|RunTests|Tool)\(|SEEDSCALER_IMAGE' -- '*_test.go'; \
+	  git ls-files 'test/*_test.go'); \
+	untagged=$$(for f in $$untagged; do head -n 1 $$f | grep -q '^//go:build.*\bintegration\b' || echo $$f; done | sort -u); \
+	if [ -n "$$untagged" ]; then echo "these test files need tools but lack '//go:build integration' as their first line:"; \
+	  echo "$$untagged"; exit 1; fi
 	@# Docs and comments describe the product as it is, in its own words: no rounds of work,
 	@# issue numbers or sections of design documents users do not have.
 	@hist=$$(git grep -n -I -i -E '\b(session|sessions)\b|\bissue #?[0-9]+|DESIGN(\.md)? ?§|DESIGN\.md' \
@@ -139,11 +149,15 @@ demo-cluster: build image node-packages ## The demo with the parts as the chart'
 
 .PHONY: test
 test: verify tools image node-packages ## Everything a change must pass: verify, unit, integration and node tests.
-	$(TEST_ENV) $(GO) test -count=1 ./...
+	$(TEST_ENV) $(GO) test -count=1 -tags integration ./...
+
+.PHONY: test-unit
+test-unit: ## The unit tests alone: plain `go test ./...`, no tools needed.
+	$(GO) test ./...
 
 .PHONY: bench
 bench: tools ## Run the benchmarks (figures go into docs/performance.md).
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
+	$(TEST_ENV) $(GO) test -tags integration -run '^$$' -bench . -benchmem ./...
 
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).

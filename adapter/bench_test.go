@@ -1,3 +1,5 @@
+//go:build integration
+
 package adapter
 
 import (
@@ -26,7 +28,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // BenchmarkListSeedUsageThroughTheAggregator measures what the autoscaler waits for: a list

@@ -1,3 +1,5 @@
+//go:build integration
+
 package adapter
 
 import (
@@ -20,7 +22,6 @@ import (
 	"github.com/go-logr/logr/testr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +51,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // env is the real kube-apiserver (with the aggregation layer) and etcd the integration
@@ -252,24 +253,6 @@ func leastPrivilegeKubeconfig(ctx context.Context, t testing.TB) []byte {
 	})
 	require.NoError(t, err)
 	return kubeconfig
-}
-
-// adapterOptions parses the adapter's flags: args, and serving on a free loopback port
-// (returned) with its own metrics and health servers off.
-func adapterOptions(t testing.TB, args ...string) (*Options, string) {
-	t.Helper()
-	addr, err := promrunner.FreeLoopbackAddress()
-	require.NoError(t, err)
-	_, port, err := net.SplitHostPort(addr)
-	require.NoError(t, err)
-	o := NewOptions()
-	fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
-	o.AddFlags(fs)
-	require.NoError(t, fs.Parse(append([]string{
-		"--secure-port=" + port, "--bind-address=127.0.0.1",
-		"--metrics-bind-address=0", "--health-probe-bind-address=0",
-	}, args...)))
-	return o, addr
 }
 
 // registerAPIServices points the metrics APIs at the adapter, the way the chart does, and

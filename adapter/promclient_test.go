@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	promapi "github.com/prometheus/client_golang/api"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +29,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/internal/promrunner"
 )
 
 // secretVolume is a directory written as the kubelet writes a Secret's volume: the files
@@ -290,4 +293,22 @@ externalRules:
 		assert.True(t, apierrors.IsServiceUnavailable(err), "%s: %v", name, err)
 		assert.Contains(t, err.Error(), want, name)
 	}
+}
+
+// adapterOptions parses the adapter's flags: args, and serving on a free loopback port
+// (returned) with its own metrics and health servers off.
+func adapterOptions(t testing.TB, args ...string) (*Options, string) {
+	t.Helper()
+	addr, err := promrunner.FreeLoopbackAddress()
+	require.NoError(t, err)
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	o := NewOptions()
+	fs := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	require.NoError(t, fs.Parse(append([]string{
+		"--secure-port=" + port, "--bind-address=127.0.0.1",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0",
+	}, args...)))
+	return o, addr
 }

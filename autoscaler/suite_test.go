@@ -1,3 +1,5 @@
+//go:build integration
+
 package autoscaler_test
 
 import (
@@ -31,7 +33,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 var env *testenv.Environment

@@ -1,3 +1,5 @@
+//go:build integration
+
 package exporter
 
 import (
@@ -25,7 +27,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // env is the real kube-apiserver and etcd the integration tests share.

@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // A cluster that serves Seeds, Shoots and ManagedSeedSets but no SeedAutoscaler kind, as a

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/scheme"
-	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // Where the chart and the in-cluster Prometheus run with --cluster.

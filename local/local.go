@@ -33,8 +33,8 @@ import (
 	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // Options configure a local run.

@@ -1,3 +1,5 @@
+//go:build integration
+
 package simulator
 
 import (
@@ -16,7 +18,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // env is a real kube-apiserver and etcd with seedscaler's CRDs; the simulator is the only
@@ -29,10 +31,6 @@ func TestMain(m *testing.M) {
 		return m.Run()
 	}))
 }
-
-// epoch is where every fake clock starts; a whole second, so Lease renew times (microseconds)
-// compare equal to it.
-var epoch = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
 // harness drives a simulator step by step on a fake clock.
 type harness struct {

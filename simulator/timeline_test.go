@@ -43,3 +43,7 @@ func TestTakeSampleAndTimeline(t *testing.T) {
 		"0,0,0,0,0,0,0,0,0,0,0.0000\n"+
 		"5400,5,3,4,4,1,1,4,3,10,0.3000\n", buf.String())
 }
+
+// epoch is where every fake clock starts; a whole second, so Lease renew times (microseconds)
+// compare equal to it.
+var epoch = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)

@@ -15,7 +15,7 @@ import (
 var devOnly = []string{
 	"sigs.k8s.io/controller-runtime/pkg/envtest",
 	"sigs.k8s.io/controller-runtime/pkg/internal/testing/",
-	"github.com/seedscaler/seedscaler/internal/testenv",
+	"github.com/seedscaler/seedscaler/internal/testing/testenv",
 	"github.com/seedscaler/seedscaler/local",
 	"github.com/seedscaler/seedscaler/simulator",
 	"gonum.org/v1/plot",

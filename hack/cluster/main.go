@@ -14,8 +14,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 type images []string

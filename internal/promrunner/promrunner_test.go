@@ -1,3 +1,5 @@
+//go:build integration
+
 package promrunner
 
 import (
@@ -13,26 +15,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/crypto/bcrypt"
-	"sigs.k8s.io/yaml"
 
 	"github.com/seedscaler/seedscaler/internal/pki"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
-
-func TestConfigNamesEveryTarget(t *testing.T) {
-	data, err := Config(Options{ScrapeInterval: 2 * time.Second, Targets: []Target{
-		{Job: "exporter", Addresses: []string{"127.0.0.1:8080"}},
-	}, RuleFiles: []string{"/rules.yaml"}})
-	require.NoError(t, err)
-	assert.YAMLEq(t, `
-global: {scrape_interval: 2s, evaluation_interval: 2s}
-scrape_configs:
-- job_name: exporter
-  static_configs: [{targets: ["127.0.0.1:8080"]}]
-rule_files: [/rules.yaml]
-`, string(data))
-}
 
 // A real Prometheus scrapes itself and answers a query; killed, it stops answering;
 // restarted, it answers again.
@@ -75,20 +61,6 @@ func TestPrometheusScrapesAndSurvivesARestart(t *testing.T) {
 
 	require.NoError(t, p.Restart(ctx))
 	require.Eventually(t, func() bool { v, err := up(); return err == nil && v == "1" }, 30*time.Second, 200*time.Millisecond)
-}
-
-func TestWebConfigHashesThePasswords(t *testing.T) {
-	data, err := WebConfig(Web{CertPEM: []byte("cert"), KeyPEM: []byte("key"), Users: map[string]string{"adapter": "s3cret"}})
-	require.NoError(t, err)
-	var cfg struct {
-		TLS   map[string]string `json:"tls_server_config"`
-		Users map[string]string `json:"basic_auth_users"`
-	}
-	require.NoError(t, yaml.UnmarshalStrict(data, &cfg))
-	assert.Equal(t, map[string]string{"cert_file": "web-tls.crt", "key_file": "web-tls.key"}, cfg.TLS)
-	require.Contains(t, cfg.Users, "adapter")
-	assert.NoError(t, bcrypt.CompareHashAndPassword([]byte(cfg.Users["adapter"]), []byte("s3cret")))
-	assert.NotContains(t, string(data), "s3cret")
 }
 
 // A Prometheus with a web configuration serves HTTPS with its certificate and answers

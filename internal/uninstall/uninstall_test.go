@@ -1,3 +1,5 @@
+//go:build integration
+
 package uninstall
 
 import (
@@ -19,7 +21,7 @@ import (
 
 	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 var env *testenv.Environment

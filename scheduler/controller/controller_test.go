@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -124,3 +125,36 @@ func TestTemplateSeedAllocatable(t *testing.T) {
 	_, ok := TemplateSeed(noTemplate, 250)
 	assert.False(t, ok, "a template without seedTemplate or gardenlet seedConfig names no seed")
 }
+
+// managedSeedSet is a set whose new replicas register seeds of spec, taking capacity shoots.
+func managedSeedSet(namespace, name string, spec gardencorev1beta1.SeedSpec, capacity string) *seedmanagementv1alpha1.ManagedSeedSet {
+	labels := map[string]string{"set": name, labelShootsAllowed: "allowed"}
+	return &seedmanagementv1alpha1.ManagedSeedSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Annotations: map[string]string{
+			seedmanagementv1alpha1.AnnotationCapacityPrefix + gardencorev1beta1.ResourceShoots: capacity,
+		}},
+		Spec: seedmanagementv1alpha1.ManagedSeedSetSpec{
+			Replicas: ptr.To[int32](0),
+			Selector: seedmanagementv1alpha1.LabelSelector{MatchLabels: map[string]seedmanagementv1alpha1.LabelValue{"set": seedmanagementv1alpha1.LabelValue(name)}},
+			Template: seedmanagementv1alpha1.ManagedSeedTemplate{
+				ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
+				Spec: seedmanagementv1alpha1.ManagedSeedSpec{SeedTemplate: &gardencorev1beta1.SeedTemplate{
+					ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
+					Spec:               spec,
+				}},
+			},
+			ShootTemplate: gardencorev1beta1.ShootTemplate{
+				ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
+				Spec: gardencorev1beta1.ShootSpec{
+					Provider: gardencorev1beta1.Provider{Type: spec.Provider.Type},
+					Region:   spec.Provider.Region,
+				},
+			},
+		},
+	}
+}
+
+const (
+	labelShootsAllowed = "seed.gardener.cloud/shoots"
+	taintProtected     = "seed.gardener.cloud/protected"
+)

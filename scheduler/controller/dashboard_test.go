@@ -1,3 +1,5 @@
+//go:build integration
+
 package controller
 
 import (
@@ -20,7 +22,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/dashboards"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 )
 

@@ -1,3 +1,5 @@
+//go:build integration
+
 package controller
 
 import (
@@ -21,13 +23,8 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
-)
-
-const (
-	labelShootsAllowed = "seed.gardener.cloud/shoots"
-	taintProtected     = "seed.gardener.cloud/protected"
 )
 
 // createRegionConfigs creates the region-config ConfigMaps Gardener publishes (the copies
@@ -42,34 +39,6 @@ func createRegionConfigs(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, objs, 1)
 		require.NoError(t, env.Client.Create(context.Background(), objs[0]))
-	}
-}
-
-// managedSeedSet is a set whose new replicas register seeds of spec, taking capacity shoots.
-func managedSeedSet(namespace, name string, spec gardencorev1beta1.SeedSpec, capacity string) *seedmanagementv1alpha1.ManagedSeedSet {
-	labels := map[string]string{"set": name, labelShootsAllowed: "allowed"}
-	return &seedmanagementv1alpha1.ManagedSeedSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Annotations: map[string]string{
-			seedmanagementv1alpha1.AnnotationCapacityPrefix + gardencorev1beta1.ResourceShoots: capacity,
-		}},
-		Spec: seedmanagementv1alpha1.ManagedSeedSetSpec{
-			Replicas: ptr.To[int32](0),
-			Selector: seedmanagementv1alpha1.LabelSelector{MatchLabels: map[string]seedmanagementv1alpha1.LabelValue{"set": seedmanagementv1alpha1.LabelValue(name)}},
-			Template: seedmanagementv1alpha1.ManagedSeedTemplate{
-				ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
-				Spec: seedmanagementv1alpha1.ManagedSeedSpec{SeedTemplate: &gardencorev1beta1.SeedTemplate{
-					ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
-					Spec:               spec,
-				}},
-			},
-			ShootTemplate: gardencorev1beta1.ShootTemplate{
-				ObjectMetaTemplate: gardencorev1beta1.ObjectMetaTemplate{Labels: labels},
-				Spec: gardencorev1beta1.ShootSpec{
-					Provider: gardencorev1beta1.Provider{Type: spec.Provider.Type},
-					Region:   spec.Provider.Region,
-				},
-			},
-		},
 	}
 }
 

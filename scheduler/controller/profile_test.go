@@ -1,3 +1,5 @@
+//go:build integration
+
 package controller
 
 import (
@@ -10,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"k8s.io/client-go/rest"
 )
 

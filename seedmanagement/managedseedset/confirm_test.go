@@ -1,3 +1,5 @@
+//go:build integration
+
 package managedseedset
 
 import (
@@ -13,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 

@@ -1,3 +1,5 @@
+//go:build integration
+
 package managedseedset
 
 import (
@@ -15,7 +17,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 func TestScaleOutAndInRemovesOnlyEmptyUnprotectedReplicasInOrder(t *testing.T) {

@@ -1,3 +1,5 @@
+//go:build integration
+
 package managedseedset
 
 import (
@@ -14,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // TestRandomScalingWhileShootsLand scales sets up and down many times, from fixed seeds, while

@@ -1,3 +1,5 @@
+//go:build integration
+
 package managedseedset
 
 import (
@@ -28,7 +30,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"

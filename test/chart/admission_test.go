@@ -1,3 +1,5 @@
+//go:build integration
+
 package chart
 
 import (
@@ -16,7 +18,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // The chart's ValidatingAdmissionPolicies on a real kube-apiserver, with impersonated users:

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package chart tests the Helm chart with the real helm binary: lint, rendering with every
 // values file, the values schema, least-privilege RBAC, restricted pod security, that every
 // Deployment runs a subcommand and flags the real seedscaler binary has, and an install and
@@ -29,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // kubeVersion is the Kubernetes version charts are rendered for (the envtest apiserver's).

@@ -1,3 +1,5 @@
+//go:build integration
+
 package chart
 
 import (
@@ -26,7 +28,7 @@ import (
 
 	"github.com/seedscaler/seedscaler/autoscaler"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/uninstall"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseedset"

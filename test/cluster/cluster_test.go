@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package cluster installs the Helm chart onto a real one-node Kubernetes cluster (kubelet,
 // containerd, kube-proxy, CoreDNS; internal/testing/cluster) from the image `make image`
 // wrote, into a namespace that enforces the restricted Pod Security Standard, and checks
@@ -39,8 +41,8 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/scheme"
-	"github.com/seedscaler/seedscaler/internal/testenv"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/local"
 )
 

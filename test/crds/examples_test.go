@@ -1,3 +1,5 @@
+//go:build integration
+
 package crds
 
 import (
@@ -10,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // Every manifest in examples/ must apply as it is, with strict field validation: the

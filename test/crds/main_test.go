@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package crds tests seedscaler's CRDs against a real kube-apiserver: the examples apply,
 // invalid objects are rejected with messages that name the field, defaults, printer
 // columns and the scale subresource.
@@ -7,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 var env *testenv.Environment

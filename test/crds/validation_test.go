@@ -1,3 +1,5 @@
+//go:build integration
+
 package crds
 
 import (
@@ -16,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // mutation changes one thing of a valid object.

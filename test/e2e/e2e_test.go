@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package e2e runs the whole stack as `seedscaler local` does (etcd, kube-apiserver with
 // aggregation, Prometheus, the adapter as an APIService, every controller as a child
 // process of the real binary, the simulator playing gardenlets) and checks the promises
@@ -35,7 +37,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/local"
 )

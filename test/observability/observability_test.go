@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package observability checks the alert rules and Grafana dashboards that ship with
 // seedscaler against real Prometheus tooling: promtool validates and unit-tests the rules,
 // every PromQL expression parses, every metric it names is one the stack exports
@@ -23,7 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 func root(t *testing.T) string {

@@ -1,3 +1,5 @@
+//go:build integration
+
 package observability
 
 import (
@@ -21,7 +23,7 @@ import (
 
 	"github.com/seedscaler/seedscaler/internal/dashboards"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // The landscape's half hour of samples, one a minute, ending at queryTime.

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package replicas runs several replicas of the set controller in object-locks mode against
 // a real kube-apiserver: no set is ever reconciled by two replicas at
 // once, a replica that dies holding a lock loses it, and locks of deleted sets go away.
@@ -26,7 +28,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
-	"github.com/seedscaler/seedscaler/internal/testenv"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseedset"
 )
 
