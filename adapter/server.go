@@ -48,6 +48,9 @@ type Options struct {
 	// MetricsBindAddress serves the adapter's own metrics on /metrics over plain HTTP; "0"
 	// disables it.
 	MetricsBindAddress string
+	// MetricsSecure serves them over HTTPS to authorized clients only, as the other parts
+	// do with --metrics-secure (internal/app).
+	MetricsSecure bool
 	// HealthProbeBindAddress serves /healthz and /readyz over plain HTTP; "0" disables it.
 	HealthProbeBindAddress string
 	// PrometheusURL is the base URL of the Prometheus to query.
@@ -88,7 +91,8 @@ func NewOptions() *Options {
 // AddFlags registers the adapter's flags, the API server's included.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path of a kubeconfig for the object cache and the delegated authentication and authorization. Empty: $KUBECONFIG, then the in-cluster configuration.")
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8092", "Address the adapter's own metrics are served on (/metrics, plain HTTP); \"0\" disables it.")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8092", "Address the adapter's own metrics are served on (/metrics, plain HTTP unless --metrics-secure); \"0\" disables it.")
+	app.AddMetricsSecureFlag(fs, &o.MetricsSecure)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8093", "Address /healthz and /readyz are served on (plain HTTP); \"0\" disables them.")
 	fs.StringVar(&o.PrometheusURL, "prometheus-url", "", "Base URL of the Prometheus that scrapes the exporter and the scheduler, e.g. http://prometheus-operated.monitoring.svc:9090. Give credentials in --prometheus-client-config, not as user:password@ here, where a pod's arguments show them.")
 	fs.StringVar(&o.PrometheusClientConfig, "prometheus-client-config", "", "HTTP client configuration file of the queries to Prometheus, in the format of a Prometheus scrape configuration's client settings (tls_config, basic_auth, authorization, oauth2, http_headers, proxy_url; docs/adapter.md). Read again when it changes. Empty: plain requests.")
@@ -225,7 +229,7 @@ func Run(ctx context.Context, o *Options) error {
 		return fmt.Errorf("building the metrics API server: %w", err)
 	}
 	var serving atomic.Bool
-	if err := serveHTTP(ctx, o.MetricsBindAddress, metricsHandler(reg)); err != nil {
+	if _, err := app.StartMetrics(ctx, log, restConfig, o.MetricsBindAddress, o.MetricsSecure, metricsHandler(reg)); err != nil {
 		return fmt.Errorf("--metrics-bind-address: %w", err)
 	}
 	if err := serveHTTP(ctx, o.HealthProbeBindAddress, healthHandler(&serving)); err != nil {

@@ -122,7 +122,13 @@ type Collector struct {
 	lastSync     atomic.Int64 // Unix nanoseconds; 0 before the first sync
 	// infoApart: Handler writes garden_shoot_info, so Collect leaves it out.
 	infoApart atomic.Bool
+	// noShootInfo: garden_shoot_info is not served at all (SetShootInfo).
+	noShootInfo atomic.Bool
 }
+
+// SetShootInfo says whether garden_shoot_info is served (the default) or left out, so that
+// whoever scrapes the exporter learns no tenant's shoot names.
+func (c *Collector) SetShootInfo(on bool) { c.noShootInfo.Store(!on) }
 
 // NewCollector returns a collector over the given sources; it logs skipped bad data to log.
 func NewCollector(src Sources, log logr.Logger) *Collector {
@@ -166,7 +172,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			c.collectSeed(ch, u)
 		}
 	}
-	c.src.Shoots.collect(ch, !c.infoApart.Load())
+	c.src.Shoots.collect(ch, !c.infoApart.Load() && !c.noShootInfo.Load())
 	for _, obj := range c.src.ManagedSeedSets.List() {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
 			c.collectManagedSeedSet(ch, u)

@@ -37,8 +37,10 @@ func (c *Collector) Handler(g prometheus.Gatherer) http.Handler {
 				return
 			}
 		}
-		if err := c.src.Shoots.writeText(out); err != nil {
-			return // the scraper went away
+		if !c.noShootInfo.Load() {
+			if err := c.src.Shoots.writeText(out); err != nil {
+				return // the scraper went away
+			}
 		}
 		_ = out.Flush()
 	})

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/seedscaler/seedscaler/internal/app"
 )
 
 // Run serves the garden_* metrics on /metrics of --metrics-bind-address until ctx ends,
@@ -48,10 +49,16 @@ func Run(ctx context.Context, o *Options) error {
 	if err := ctrlmetrics.Registry.Register(exp.Collector()); err != nil {
 		return fmt.Errorf("registering the exporter's collector: %w", err)
 	}
-	if o.MetricsBindAddress != "0" {
-		if err := mgr.Add(metricsServer(log, o.MetricsBindAddress, exp.Collector().Handler(ctrlmetrics.Registry))); err != nil {
+	exp.Collector().SetShootInfo(o.ShootInfo)
+	// Plain, or HTTPS for authorized scrapers only (--metrics-secure), as the managers serve.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		done, err := app.StartMetrics(ctx, log, cfg, o.MetricsBindAddress, o.MetricsSecure, exp.Collector().Handler(ctrlmetrics.Registry))
+		if err != nil || done == nil {
 			return err
 		}
+		return <-done
+	})); err != nil {
+		return err
 	}
 	if err := mgr.Add(manager.RunnableFunc(exp.Start)); err != nil {
 		return err
@@ -60,25 +67,4 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	return mgr.Start(ctx)
-}
-
-// metricsServer serves handler on /metrics of address while the manager runs, and shuts
-// down within 5 seconds when it stops.
-func metricsServer(log logr.Logger, address string, handler http.Handler) manager.Runnable {
-	return manager.RunnableFunc(func(ctx context.Context) error {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", handler)
-		srv := &http.Server{Addr: address, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		errs := make(chan error, 1)
-		go func() { errs <- srv.ListenAndServe() }()
-		log.Info("Serving metrics", "address", address)
-		select {
-		case err := <-errs:
-			return fmt.Errorf("serving metrics on %s: %w", address, err)
-		case <-ctx.Done():
-			shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			return srv.Shutdown(shutdown)
-		}
-	})
 }

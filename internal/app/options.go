@@ -14,7 +14,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/seedscaler/seedscaler/internal/scheme"
 )
@@ -25,6 +24,8 @@ type Options struct {
 	Kubeconfig string
 	// MetricsBindAddress serves /metrics; "0" disables it.
 	MetricsBindAddress string
+	// MetricsSecure serves /metrics over HTTPS to authorized clients only (metrics.go).
+	MetricsSecure bool
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables it.
 	HealthProbeBindAddress string
 	// LeaderElect makes replicas elect one leader that does the work.
@@ -40,6 +41,7 @@ type Options struct {
 func (o *Options) AddFlags(fs *pflag.FlagSet, metricsPort, healthPort int) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path of a kubeconfig. Empty: $KUBECONFIG, then the in-cluster configuration.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", fmt.Sprintf(":%d", metricsPort), "Address /metrics is served on; \"0\" disables it.")
+	AddMetricsSecureFlag(fs, &o.MetricsSecure)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", fmt.Sprintf(":%d", healthPort), "Address /healthz and /readyz are served on; \"0\" disables them.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", false, "Elect a leader among replicas; only the leader works.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease; the pod's namespace when empty.")
@@ -94,7 +96,7 @@ func (o *Options) RESTConfig() (*rest.Config, error) {
 func (o *Options) NewManager(name string, cfg *rest.Config, customize func(*manager.Options)) (manager.Manager, error) {
 	opts := manager.Options{
 		Scheme:                  scheme.New(),
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                 o.metricsServerOptions(),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        "seedscaler-" + name,
