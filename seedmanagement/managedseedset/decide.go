@@ -250,18 +250,42 @@ func (w *world) active() []*replica {
 // Replicas whose retries are used up are passed over (reported in givenUp).
 func decide(w world) decision {
 	var d decision
-	settle := func(replica *replica, s step) bool {
-		switch s.kind {
-		case stepDone:
-			return true
-		case stepGiveUp:
-			d.givenUp = append(d.givenUp, replica)
-			return true
-		}
-		return false
+	if d.finishRemoval(&w) {
+		return d
 	}
+	active := w.active()
+	scalingIn := len(active) > w.target
+	if !scalingIn && d.followPending(&w, active) {
+		return d
+	}
+	if d.scale(&w, active) || d.act(&w, active) {
+		return d
+	}
+	d.rollingUpdate(&w, active)
+	return d
+}
 
-	// 1. Removals in flight, the pending one first.
+// settle reports whether a replica's step needs nothing of this reconcile: it is done, or
+// its retries are used up (remembered in givenUp).
+func (d *decision) settle(replica *replica, s step) bool {
+	switch s.kind {
+	case stepDone:
+		return true
+	case stepGiveUp:
+		d.givenUp = append(d.givenUp, replica)
+		return true
+	}
+	return false
+}
+
+// take makes replica's step the decision.
+func (d *decision) take(replica *replica, s step) bool {
+	d.replica, d.step = replica, s
+	return true
+}
+
+// finishRemoval is step 1: a removal in flight, the pending one first.
+func (d *decision) finishRemoval(w *world) bool {
 	removals := []*replica{}
 	for _, replica := range w.replicas {
 		if w.removing(replica) {
@@ -273,57 +297,65 @@ func decide(w world) decision {
 		}
 	}
 	for _, replica := range removals {
-		if s := replicaStep(replica, true, w.maxRetries); !settle(replica, s) {
-			d.replica, d.step = replica, s
-			return d
+		if s := replicaStep(replica, true, w.maxRetries); !d.settle(replica, s) {
+			return d.take(replica, s)
 		}
 	}
+	return false
+}
 
-	active := w.active()
-	scalingIn := len(active) > w.target
-
-	// 2. The pending replica being created or updated.
-	if w.pending != nil && !scalingIn {
-		for _, replica := range active {
-			if replica.name == w.pending.Name {
-				if s := replicaStep(replica, false, w.maxRetries); !settle(replica, s) {
-					d.replica, d.step = replica, s
-					return d
-				}
+// followPending is step 2: the pending replica being created or updated.
+func (d *decision) followPending(w *world, active []*replica) bool {
+	if w.pending == nil {
+		return false
+	}
+	for _, replica := range active {
+		if replica.name == w.pending.Name {
+			if s := replicaStep(replica, false, w.maxRetries); !d.settle(replica, s) {
+				return d.take(replica, s)
 			}
 		}
 	}
+	return false
+}
 
-	// 3. Scale.
+// scale is step 3: a new ordinal when the set has fewer replicas than its target, the first
+// removable replica when it has more. A scale-in with nothing removable decides nothing
+// else this time.
+func (d *decision) scale(w *world, active []*replica) bool {
 	switch {
 	case len(active) < w.target:
-		d.replica = &replica{name: "", ordinal: w.nextOrdinal}
 		d.newReplica = true
-		d.step = step{kind: stepCreateShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason}
-		return d
-	case scalingIn:
+		return d.take(&replica{name: "", ordinal: w.nextOrdinal},
+			step{kind: stepCreateShoot, reason: seedmanagementv1alpha1.ShootReconcilingReason})
+	case len(active) > w.target:
 		plan := planScaleIn(active, w.target)
 		if len(plan.removable) == 0 {
-			return d
+			return true
 		}
 		replica := plan.removable[0]
-		d.replica, d.step = replica, replicaStep(replica, true, w.maxRetries)
-		return d
+		return d.take(replica, replicaStep(replica, true, w.maxRetries))
 	}
+	return false
+}
 
-	// 4. Replicas that need an action.
+// act is step 4: the first replica that needs an action.
+func (d *decision) act(w *world, active []*replica) bool {
 	for _, replica := range active {
 		s := replicaStep(replica, false, w.maxRetries)
 		if s.kind == stepGiveUp && !slices.Contains(d.givenUp, replica) {
 			d.givenUp = append(d.givenUp, replica)
 		}
 		if s.kind.acts() {
-			d.replica, d.step = replica, s
-			return d
+			return d.take(replica, s)
 		}
 	}
+	return false
+}
 
-	// 5. Rolling update, from the highest ordinal down.
+// rollingUpdate is step 5: the highest ordinal at or above the partition that is not at the
+// update revision, unless a replica already at it is not Ready yet (waitingForUpdate).
+func (d *decision) rollingUpdate(w *world, active []*replica) {
 	for _, replica := range active {
 		if replica.revision() == w.updateRevision && !replica.ready() {
 			d.waitingForUpdate = replica.name
@@ -334,12 +366,10 @@ func decide(w world) decision {
 		if replica.ordinal < w.partition || replica.revision() == w.updateRevision {
 			continue
 		}
-		if d.waitingForUpdate != "" {
-			return d
+		if d.waitingForUpdate == "" {
+			d.take(replica, step{kind: stepUpdate, reason: seedmanagementv1alpha1.ShootReconcilingReason})
 		}
-		d.replica, d.step = replica, step{kind: stepUpdate, reason: seedmanagementv1alpha1.ShootReconcilingReason}
-		return d
+		return
 	}
 	d.waitingForUpdate = ""
-	return d
 }
