@@ -49,6 +49,24 @@ func CacheOptions(cfg *config.SchedulerConfiguration) func(*manager.Options) {
 // AddToManager registers the scheduler with a manager, filling in the dependencies the
 // Reconciler leaves nil, and registers its metrics with reg.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg prometheus.Registerer) error {
+	if err := r.setDefaults(mgr); err != nil {
+		return err
+	}
+	if err := r.addMetricsAndEvents(ctx, mgr, reg); err != nil {
+		return err
+	}
+	if err := r.feedFromInformers(ctx, mgr); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("scheduler").
+		For(&gardencorev1beta1.Shoot{}, builder.WithPredicates(r.predicate())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: int(r.Config.Workers)}).
+		Complete(r)
+}
+
+// setDefaults fills the dependencies the Reconciler leaves nil.
+func (r *Reconciler) setDefaults(mgr manager.Manager) error {
 	if r.Config == nil {
 		return fmt.Errorf("the scheduler needs a configuration")
 	}
@@ -69,6 +87,12 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		r.Clock = clock.RealClock{}
 	}
 	r.failures = map[string]int{}
+	return nil
+}
+
+// addMetricsAndEvents registers the scheduler's metrics, the pending-shoots gauge among
+// them, and creates the event recorder unless one is set.
+func (r *Reconciler) addMetricsAndEvents(ctx context.Context, mgr manager.Manager, reg prometheus.Registerer) error {
 	// The ManagedSeedSet informer starts with the manager, so the pending-shoots gauge can
 	// list every set from the first scrape on.
 	if _, err := mgr.GetCache().GetInformer(ctx, &seedmanagementv1alpha1.ManagedSeedSet{}); err != nil {
@@ -90,9 +114,13 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		}
 		r.Recorder = recorder
 	}
+	return nil
+}
 
-	// What a decision reads, kept by informer events; the scheduler decides only once every
-	// handler has seen its informer's initial list.
+// feedFromInformers keeps what a decision reads (the ledger, the seeds, the region
+// configs) from informer events; the scheduler decides only once every handler has seen
+// its informer's initial list (Synced).
+func (r *Reconciler) feedFromInformers(ctx context.Context, mgr manager.Manager) error {
 	r.seedSnapshot = newSeedSnapshot(r.Ledger)
 	type feed struct {
 		obj     client.Object
@@ -126,12 +154,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 		}
 		return true
 	}
-
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("scheduler").
-		For(&gardencorev1beta1.Shoot{}, builder.WithPredicates(r.predicate())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: int(r.Config.Workers)}).
-		Complete(r)
+	return nil
 }
 
 // existingSets lists the ManagedSeedSets from the manager's cache for the pending-shoots

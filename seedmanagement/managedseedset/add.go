@@ -92,16 +92,8 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		expectations:    newExpectations(),
 	}
 
-	indexer := mgr.GetFieldIndexer()
-	for _, obj := range []client.Object{&gardencorev1beta1.Shoot{}, &seedmanagementv1alpha1.ManagedSeed{}, &appsv1.ControllerRevision{}} {
-		if err := indexer.IndexField(ctx, obj, indexControllerSet, controllingSet); err != nil {
-			return fmt.Errorf("indexing %T by controlling ManagedSeedSet: %w", obj, err)
-		}
-	}
-	if err := indexer.IndexField(ctx, &seedmanagementv1alpha1.ManagedSeed{}, indexManagedSeedName, func(obj client.Object) []string {
-		return []string{obj.GetName()}
-	}); err != nil {
-		return fmt.Errorf("indexing ManagedSeeds by name: %w", err)
+	if err := addIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
 	}
 
 	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"), r.Config.ConcurrentSyncs, r)
@@ -118,6 +110,22 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		Watches(&gardencorev1beta1.Shoot{}, r.shootsOnSeedsHandler()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Config.ConcurrentSyncs}).
 		Complete(rec)
+}
+
+// addIndexes indexes Shoots, ManagedSeeds and ControllerRevisions by the set that controls
+// them, and ManagedSeeds by name.
+func addIndexes(ctx context.Context, indexer client.FieldIndexer) error {
+	for _, obj := range []client.Object{&gardencorev1beta1.Shoot{}, &seedmanagementv1alpha1.ManagedSeed{}, &appsv1.ControllerRevision{}} {
+		if err := indexer.IndexField(ctx, obj, indexControllerSet, controllingSet); err != nil {
+			return fmt.Errorf("indexing %T by controlling ManagedSeedSet: %w", obj, err)
+		}
+	}
+	if err := indexer.IndexField(ctx, &seedmanagementv1alpha1.ManagedSeed{}, indexManagedSeedName, func(obj client.Object) []string {
+		return []string{obj.GetName()}
+	}); err != nil {
+		return fmt.Errorf("indexing ManagedSeeds by name: %w", err)
+	}
+	return nil
 }
 
 // controllingSet is the index function of indexControllerSet.
