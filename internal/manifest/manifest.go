@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,8 +69,9 @@ func Files(dir string) ([]string, error) {
 }
 
 // CreateOrderly creates objects with strict field validation, Namespaces first so that
-// namespaced objects of the same batch find theirs. It stops at the first error and says
-// which object failed.
+// namespaced objects of the same batch find theirs; a Namespace that exists already (the
+// chart creates those its Roles need) is used as it is. It stops at the first error and
+// says which object failed.
 func CreateOrderly(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
 	ordered := make([]*unstructured.Unstructured, len(objs))
 	copy(ordered, objs)
@@ -78,6 +80,9 @@ func CreateOrderly(ctx context.Context, c client.Client, objs []*unstructured.Un
 	})
 	for _, obj := range ordered {
 		if err := c.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
+			if obj.GetKind() == "Namespace" && apierrors.IsAlreadyExists(err) {
+				continue
+			}
 			return fmt.Errorf("creating %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
 		}
 	}

@@ -37,8 +37,10 @@ const (
 
 // The object locks, and the pods of their holders (a lock of a pod that is gone is taken
 // over at once).
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;create;update;delete
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get
+// The namespace seedscaler-lock-namespace stands for --lock-namespace: the chart puts the
+// Role into the release namespace, in object-locks mode only.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;create;update;delete,namespace=seedscaler-lock-namespace
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get,namespace=seedscaler-lock-namespace
 
 // Locker takes and releases object locks for one replica of one controller.
 type Locker struct {

@@ -15,6 +15,9 @@ type Options struct {
 	app.Options
 	Replicas objectlock.Replicas
 	Config   Config
+	// SeedManagementNamespaces limit the ControllerRevision cache, as the RBAC allows
+	// (empty: all namespaces).
+	SeedManagementNamespaces []string
 }
 
 // NewOptions returns the defaults.
@@ -29,6 +32,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Config.ConcurrentSyncs, "concurrent-syncs", o.Config.ConcurrentSyncs, "Number of ManagedSeedSets reconciled at the same time.")
 	fs.DurationVar(&o.Config.InFlightResync, "in-flight-resync", o.Config.InFlightResync,
 		"How often a set with a replica in flight is looked at even without events; 0 disables it.")
+	fs.StringSliceVar(&o.SeedManagementNamespaces, "seed-management-namespaces", nil,
+		"Namespaces ManagedSeedSets live in: their ControllerRevisions are watched there only, as the RBAC allows. Empty: every namespace.")
 }
 
 // Validate checks the flags, naming the one to fix.

@@ -69,7 +69,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
-// +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=get;list;watch;create;update;patch;delete,namespace=seedscaler-seed-management-namespaces
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile is the story of one set: get it, wait for the cache to show the last write,

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/seedscaler/seedscaler/internal/app"
 )
 
 // Run runs the set controller until ctx ends.
@@ -18,6 +21,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	mgr, err := o.NewManager("set-controller", cfg, func(opts *manager.Options) {
 		CacheOptions(&opts.Cache)
+		app.CacheInNamespaces(&opts.Cache, &appsv1.ControllerRevision{}, o.SeedManagementNamespaces)
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,16 +134,38 @@ func newSetManagers(ctx context.Context, holders ...string) ([]manager.Manager, 
 	if err != nil {
 		return nil, err
 	}
+	// The ClusterRole, and Roles whose namespace stands for one the chart decides: the
+	// object locks' Role is bound in the lock namespace, as the chart binds it; the
+	// ControllerRevisions' is granted cluster-wide here, since every test's set lives in a
+	// namespace of its own (test/chart checks where the chart binds it).
 	role := &rbacv1.ClusterRole{}
-	if err := yaml.Unmarshal(data, role); err != nil {
-		return nil, fmt.Errorf("decoding the set controller's generated ClusterRole: %w", err)
+	objs := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lockNamespace}}}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		r := &rbacv1.Role{}
+		if err := yaml.Unmarshal([]byte(doc), r); err != nil {
+			return nil, fmt.Errorf("decoding the set controller's generated RBAC: %w", err)
+		}
+		switch {
+		case r.Kind == "ClusterRole":
+			role.Name = r.Name
+			role.Rules = append(role.Rules, r.Rules...)
+		case r.Kind == "Role" && r.Namespace == "seedscaler-lock-namespace":
+			r.Namespace, r.Name = lockNamespace, r.Name+"-locks"
+			objs = append(objs, r, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: lockNamespace, Name: r.Name},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name},
+				Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+			})
+		case r.Kind == "Role":
+			role.Rules = append(role.Rules, r.Rules...)
+		}
 	}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	objs := []client.Object{role, binding, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lockNamespace}}}
+	objs = append(objs, role, binding)
 	// A lock whose holder pod is gone may be taken over: the replicas' pods exist.
 	for _, holder := range holders {
 		objs = append(objs, &corev1.Pod{

@@ -51,8 +51,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch
-// The chart renders ClusterRole rules only; the cache still watches LeaseNamespace alone.
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
+// Heartbeat Leases are read in LeaseNamespace only (a Role there), as the cache watches them.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch,namespace=gardener-system-seed-lease
 
 // Reconcile brings a seed's GardenletReady condition and shoot usage up to date and asks
 // to be called again the moment a fresh heartbeat would go stale.

@@ -118,6 +118,10 @@ func TestChartOnARealNode(t *testing.T) {
 	promURL := fmt.Sprintf("http://%s.%s.svc:9090", cluster.PrometheusService, metrics)
 	out, err := node.Helm(ctx, helm, "install", release, filepath.Join(repo, "charts", "seedscaler"), "--namespace", namespace,
 		"--set", "adapter.prometheusURL="+promURL,
+		// Metrics are served over HTTPS to authorized scrapers: the plain Prometheus'
+		// ServiceAccount may get them.
+		"--set", "monitoring.prometheusServiceAccounts[0].namespace="+metrics,
+		"--set", "monitoring.prometheusServiceAccounts[0].name="+cluster.PrometheusService,
 		// Shorter than the defaults, so that the story fits a test.
 		"--set", "seedController.extraArgs={--heartbeat-grace-period=20s}",
 		"--set", "autoscaler.extraArgs={--sync-period=5s}",

@@ -60,6 +60,9 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 		Helm: helm, Chart: filepath.Join(repo, "charts", "seedscaler"), Release: release, Namespace: namespace,
 		Values: []string{
 			"monitoring.labels.release=" + kps,
+			// The operator's Prometheus scrapes over HTTPS with its token (its own ClusterRole
+			// grants /metrics too, as kube-prometheus-stack's does).
+			"monitoring.prometheusServiceAccounts[0].namespace=" + monitoring, "monitoring.prometheusServiceAccounts[0].name=prometheus",
 			"exporter.replicas=2", "adapter.replicas=2", "scheduler.replicas=2",
 			"seedController.extraArgs={--heartbeat-grace-period=20s}", "autoscaler.extraArgs={--sync-period=5s}",
 		},

@@ -42,9 +42,47 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
 {{/*
+seedscaler.namespacedRoles lists, as JSON, the Roles of a part's generated RBAC file
+(files/rbac/<part>/role.yaml, from markers with namespace=...): each with the rules, a name
+suffix and the namespaces it is bound in. A marker's namespace is a real one
+(gardener-system-seed-lease) or stands for one the release decides:
+  seedscaler-lock-namespace             the release namespace (--lock-namespace), in object-locks mode only
+  seedscaler-region-config-namespace    scheduler.config.regionConfigNamespace (default garden)
+  seedscaler-seed-management-namespaces every one of admission.seedManagementNamespaces
+Arguments (dict): root, name (the part), locks (bool: object-locks mode).
+*/}}
+{{- define "seedscaler.namespacedRoles" -}}
+{{- $root := .root -}}
+{{- $out := list -}}
+{{- range regexSplit "(?m)^---[ \t]*$" ($root.Files.Get (printf "files/rbac/%s/role.yaml" .name)) -1 }}
+{{- $doc := fromYaml . }}
+{{- if eq (toString $doc.kind) "Role" }}
+{{- $ns := $doc.metadata.namespace }}
+{{- $suffix := $ns }}
+{{- $targets := list $ns }}
+{{- if eq $ns "seedscaler-lock-namespace" }}
+{{- $suffix = "locks" }}
+{{- $targets = ternary (list $root.Release.Namespace) (list) $.locks }}
+{{- else if eq $ns "gardener-system-seed-lease" }}
+{{- $suffix = "heartbeats" }}
+{{- else if eq $ns "seedscaler-region-config-namespace" }}
+{{- $suffix = "region-configs" }}
+{{- $targets = list (default "garden" ($root.Values.scheduler.config).regionConfigNamespace) }}
+{{- else if eq $ns "seedscaler-seed-management-namespaces" }}
+{{- $suffix = "seed-management" }}
+{{- $targets = $root.Values.admission.seedManagementNamespaces }}
+{{- end }}
+{{- $out = append $out (dict "suffix" $suffix "namespaces" $targets "rules" $doc.rules) }}
+{{- end }}
+{{- end }}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/*
 seedscaler.component renders one part: ServiceAccount, ClusterRole (rules generated from the
-part's +kubebuilder:rbac markers into files/rbac/<part>/role.yaml), ClusterRoleBinding, a
-Role for leader election, the Deployment and the metrics Service.
+part's +kubebuilder:rbac markers into files/rbac/<part>/role.yaml), ClusterRoleBinding, the
+Roles of that file where the work is (seedscaler.namespacedRoles), a Role for leader
+election, the Deployment and the metrics Service (HTTPS with metrics.secure).
 Arguments (dict): root, name (component, e.g. scheduler), subcommand, values, args (list),
 leaderElect (bool), replicasMode (optional: parts that can run active-active), hpa (the
 part's hpa values, optional), volumes/volumeMounts (lists, optional), ports (list of
@@ -61,7 +99,12 @@ by every helm upgrade.
 {{- $leaderElect := and .leaderElect (not $locks) -}}
 {{- $hpa := and .hpa .hpa.enabled -}}
 {{- $fullname := printf "%s-%s" (include "seedscaler.fullname" $root) .name -}}
-{{- $rbac := $root.Files.Get (printf "files/rbac/%s/role.yaml" .name) | fromYaml -}}
+{{- $rbac := dict -}}
+{{- range regexSplit "(?m)^---[ \t]*$" ($root.Files.Get (printf "files/rbac/%s/role.yaml" .name)) -1 }}
+{{- $doc := fromYaml . }}
+{{- if eq (toString $doc.kind) "ClusterRole" }}{{ $rbac = $doc }}{{ end }}
+{{- end }}
+{{- $secure := $root.Values.metrics.secure -}}
 apiVersion: v1
 kind: ServiceAccount
 metadata:
@@ -88,6 +131,15 @@ rules:
   - apiGroups: [events.k8s.io]
     resources: [events]
     verbs: [create, patch]
+  {{- if $secure }}
+  # Secure metrics: who scrapes is authenticated and authorized by the kube-apiserver.
+  - apiGroups: [authentication.k8s.io]
+    resources: [tokenreviews]
+    verbs: [create]
+  - apiGroups: [authorization.k8s.io]
+    resources: [subjectaccessreviews]
+    verbs: [create]
+  {{- end }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
@@ -104,6 +156,39 @@ subjects:
   - kind: ServiceAccount
     name: {{ $fullname }}
     namespace: {{ $root.Release.Namespace }}
+{{- range (include "seedscaler.namespacedRoles" (dict "root" $root "name" .name "locks" $locks) | fromJsonArray) }}
+{{- $role := . }}
+{{- range .namespaces }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $fullname }}-{{ $role.suffix }}
+  namespace: {{ . }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $.name }}
+rules:
+  {{- toYaml $role.rules | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $fullname }}-{{ $role.suffix }}
+  namespace: {{ . }}
+  labels:
+    {{- include "seedscaler.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $.name }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $fullname }}-{{ $role.suffix }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $fullname }}
+    namespace: {{ $root.Release.Namespace }}
+{{- end }}
+{{- end }}
 {{- if $leaderElect }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
@@ -181,6 +266,7 @@ spec:
           args:
             - {{ .subcommand }}
             - --metrics-bind-address=:8080
+            - --metrics-secure={{ $secure }}
             - --health-probe-bind-address=:8081
             {{- if $leaderElect }}
             - --leader-elect=true
@@ -318,6 +404,15 @@ spec:
   endpoints:
     - port: metrics
       interval: 15s
+      {{- if $secure }}
+      # The part authenticates the scraper's token and asks the kube-apiserver whether it
+      # may get /metrics. Its certificate is self-signed, made when the pod starts: there is
+      # no CA to check it against, and the token is what protects the endpoint.
+      scheme: https
+      bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+      tlsConfig:
+        insecureSkipVerify: true
+      {{- end }}
       # The part's own labels win over the operator's target labels: the exporter's and the
       # scheduler's `namespace` is a shoot's or a ManagedSeedSet's, not the release's.
       honorLabels: true

@@ -60,6 +60,10 @@ type PrometheusOptions struct {
 	RulesConfigMap string
 	// ScrapeInterval of every target and of rule evaluation.
 	ScrapeInterval time.Duration
+	// PlainMetrics scrapes plain HTTP, for a chart installed with metrics.secure=false.
+	// Otherwise HTTPS with Prometheus' ServiceAccount token, which the chart's
+	// metrics-reader ClusterRole must be bound to (monitoring.prometheusServiceAccounts).
+	PlainMetrics bool
 }
 
 // PrometheusService is the name of the in-cluster Prometheus' Service.
@@ -80,13 +84,24 @@ func (c *Cluster) InstallPrometheus(ctx context.Context, opts PrometheusOptions)
 	}
 	labels := map[string]string{"app.kubernetes.io/name": "prometheus"}
 	interval := opts.ScrapeInterval.String()
+	// The parts' certificates are self-signed and made when their pods start: the token is
+	// what the parts check.
+	scheme := `    scheme: https
+    authorization:
+      credentials_file: /var/run/secrets/kubernetes.io/serviceaccount/token
+    tls_config:
+      insecure_skip_verify: true
+`
+	if opts.PlainMetrics {
+		scheme = ""
+	}
 	config := fmt.Sprintf(`global:
   scrape_interval: %[1]s
   evaluation_interval: %[1]s
 rule_files: [/etc/prometheus/rules/*.yaml]
 scrape_configs:
   - job_name: seedscaler
-    kubernetes_sd_configs:
+%[3]s    kubernetes_sd_configs:
       - role: endpoints
         namespaces: {names: [%[2]s]}
     relabel_configs:
@@ -99,7 +114,7 @@ scrape_configs:
         replacement: seedscaler-$1
       - source_labels: [__meta_kubernetes_pod_name]
         target_label: pod
-`, interval, opts.ScrapeNamespace)
+`, interval, opts.ScrapeNamespace, scheme)
 	objects := []func() error{
 		func() error {
 			_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: PrometheusService}}, metav1.CreateOptions{})
