@@ -229,7 +229,7 @@ func Run(ctx context.Context, o *Options) error {
 		return fmt.Errorf("building the metrics API server: %w", err)
 	}
 	var serving atomic.Bool
-	if _, err := app.StartMetrics(ctx, log, restConfig, o.MetricsBindAddress, o.MetricsSecure, metricsHandler(reg)); err != nil {
+	if _, err := app.StartMetrics(logr.NewContext(ctx, log), restConfig, o.MetricsBindAddress, o.MetricsSecure, metricsHandler(reg)); err != nil {
 		return fmt.Errorf("--metrics-bind-address: %w", err)
 	}
 	if err := serveHTTP(ctx, o.HealthProbeBindAddress, healthHandler(&serving)); err != nil {

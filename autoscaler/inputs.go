@@ -190,7 +190,7 @@ func removableReplicas(obs *observation, now time.Time, maxAge time.Duration) in
 		}
 	}
 	// Replicas beyond spec.replicas are being removed already and use up removable seeds
-	// first; replicas asked for that do not exist yet can be cancelled.
+	// first; replicas asked for that do not exist yet can be canceled.
 	return max(0, removable-max(0, live-obs.current)) + max(0, obs.current-live)
 }
 

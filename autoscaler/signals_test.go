@@ -38,12 +38,6 @@ func (s *failingScales) Scales(namespace string) scale.ScaleInterface {
 	return &failingScale{ScaleInterface: s.ScalesGetter.Scales(namespace), s: s}
 }
 
-func (s *failingScales) set(failGet, failUpdate bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failGet, s.failUpdate = failGet, failUpdate
-}
-
 func (s *failingScales) getCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,9 +77,9 @@ func (f *fixture) startWithFailingScales(failGet, failUpdate bool) *failingScale
 	f.startWith(func(mgr manager.Manager, r *autoscaler.Reconciler) {
 		dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
 		require.NoError(f.t, err)
-		real, err := scale.NewForConfig(env.Config, mgr.GetRESTMapper(), dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
+		scalesGetter, err := scale.NewForConfig(env.Config, mgr.GetRESTMapper(), dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
 		require.NoError(f.t, err)
-		scales.ScalesGetter = real
+		scales.ScalesGetter = scalesGetter
 		r.Scales = scales
 	})
 	return scales

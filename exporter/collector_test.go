@@ -403,7 +403,7 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "SeedAutoscaler", strippedMarker: true,
 		"metadata": map[string]any{"namespace": "garden", "name": "eu"},
-		"spec":     map[string]any{"maxReplicas": int64(5), "metrics": nil},
+		"spec":     map[string]any{"maxReplicas": int64(5)},
 		"status": map[string]any{
 			"currentReplicas": int64(2), "desiredReplicas": int64(0),
 			"conditions": []any{map[string]any{"type": "ScalingActive", "status": "False", "reason": "InvalidSelector"}},

@@ -203,7 +203,7 @@ func (s *shootInfo) textLine() []byte {
 		}
 		b.WriteString(shootInfoLabelNames[i])
 		b.WriteString(`="`)
-		labelValueEscaper.WriteString(&b, v)
+		_, _ = labelValueEscaper.WriteString(&b, v) // a strings.Builder never fails
 		b.WriteByte('"')
 	}
 	b.WriteString("} 1\n")

@@ -39,7 +39,8 @@ var chartValues = []string{
 // namespace enforcing restricted Pod Security (its ServiceMonitors and PrometheusRule
 // configure that Prometheus), and applies the landscape. The simulator runs
 // on this machine, outside the cluster, as gardenlets and tenants would.
-func StartOnCluster(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
+func StartOnCluster(ctx context.Context, opts Options) (st *Stack, err error) {
+	log := logr.FromContextOrDiscard(ctx)
 	root, err := testenv.RepositoryRoot()
 	if err != nil {
 		return nil, fmt.Errorf("seedscaler local --cluster runs from a checkout of the repository (it installs charts/seedscaler): %w", err)

@@ -97,8 +97,9 @@ type Stack struct {
 	node *cluster.Cluster
 }
 
-// Run runs the stack for opts.Duration, then writes the report.
-func Run(ctx context.Context, log logr.Logger, opts Options) error {
+// Run runs the stack for opts.Duration, then writes the report; it logs through the logger
+// of ctx.
+func Run(ctx context.Context, opts Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func Run(ctx context.Context, log logr.Logger, opts Options) error {
 	if opts.Cluster {
 		start = StartOnCluster
 	}
-	st, err := start(ctx, log, opts)
+	st, err := start(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -153,8 +154,10 @@ func newStack(log logr.Logger, root string, opts Options) (*Stack, error) {
 	return &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}, nil
 }
 
-// Start brings up the apiserver, the landscape, Prometheus and every part except the simulator.
-func Start(ctx context.Context, log logr.Logger, opts Options) (st *Stack, err error) {
+// Start brings up the apiserver, the landscape, Prometheus and every part except the
+// simulator, logging through the logger of ctx.
+func Start(ctx context.Context, opts Options) (st *Stack, err error) {
+	log := logr.FromContextOrDiscard(ctx)
 	root, err := testenv.RepositoryRoot()
 	if err != nil {
 		return nil, fmt.Errorf("seedscaler local runs from a checkout of the repository (it applies examples/): %w", err)

@@ -34,7 +34,7 @@ func TestRunServesUntilStopped(t *testing.T) {
 	free := func() string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
-		defer l.Close()
+		defer func() { _ = l.Close() }()
 		return l.Addr().String()
 	}
 	metrics, health := free(), free()

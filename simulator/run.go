@@ -78,7 +78,7 @@ func Run(ctx context.Context, o *Options) error {
 // when path is -.
 func writeTimeline(path string, out io.Writer, samples []Sample) error {
 	if path == "-" {
-		fmt.Fprintln(out)
+		_, _ = fmt.Fprintln(out)
 		return WriteTimelineCSV(out, samples)
 	}
 	f, err := os.Create(path)
@@ -86,7 +86,7 @@ func writeTimeline(path string, out io.Writer, samples []Sample) error {
 		return fmt.Errorf("writing the timeline: %w", err)
 	}
 	if err := WriteTimelineCSV(f, samples); err != nil {
-		f.Close()
+		_ = f.Close() // the write failed already: that is the error to report
 		return fmt.Errorf("writing the timeline %s: %w", path, err)
 	}
 	return f.Close()

@@ -11,25 +11,30 @@ import (
 // Reason says what became of a forecast in a decision, or why a forecast is not used.
 type Reason string
 
+// What became of a forecast in a decision.
 const (
-	// ReasonScaledOutAhead: the forecast asked for more replicas than the reactive decision
-	// and got them.
+	// ReasonScaledOutAhead means the forecast asked for more replicas than the reactive
+	// decision and got them.
 	ReasonScaledOutAhead Reason = "ScaledOutAhead"
-	// ReasonHeldScaleIn: the reactive decision scales in, and the forecast keeps the
+	// ReasonHeldScaleIn means the reactive decision scales in, and the forecast keeps the
 	// replicas the demand of the lead time needs.
 	ReasonHeldScaleIn Reason = "HeldScaleIn"
-	// ReasonReactiveWins: the forecast asks for no more than the reactive decision.
+	// ReasonReactiveWins means the forecast asks for no more than the reactive decision.
 	ReasonReactiveWins Reason = "ReactiveWins"
+)
 
-	// The forecast is rejected and the reactive decision stands.
+// Why a forecast is rejected, so that the reactive decision stands.
+const (
 	ReasonMissing    Reason = "ForecastMissing"
 	ReasonNotFinite  Reason = "ForecastNotFinite"
 	ReasonNegative   Reason = "ForecastNegative"
 	ReasonAbsurd     Reason = "ForecastAbsurd"
 	ReasonNoSeedSize Reason = "SeedSizeUnknown"
+)
 
-	// Accuracy states (Accuracy.Observe): the forecast is used while Accurate or
-	// Deviating, not while Inaccurate.
+// Accuracy states (Accuracy.Observe): the forecast is used while Accurate or Deviating,
+// not while Inaccurate.
+const (
 	ReasonAccurate   Reason = "ForecastAccurate"
 	ReasonDeviating  Reason = "ForecastDeviating"
 	ReasonInaccurate Reason = "ForecastInaccurate"

@@ -96,6 +96,7 @@ type ScaleEvent struct {
 // SelectPolicy chooses among policies.
 type SelectPolicy string
 
+// The ways of choosing among policies.
 const (
 	SelectMax      SelectPolicy = "Max"
 	SelectMin      SelectPolicy = "Min"
@@ -105,6 +106,7 @@ const (
 // PolicyType is the unit of a policy.
 type PolicyType string
 
+// The units of a policy.
 const (
 	PolicyReplicas PolicyType = "Replicas"
 	PolicyPercent  PolicyType = "Percent"

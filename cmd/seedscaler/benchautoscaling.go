@@ -40,7 +40,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 					return fmt.Errorf("--trace: %w", err)
 				}
 				cfg.Trace, err = autoscaling.ReadTrace(f)
-				f.Close()
+				_ = f.Close() // read only: nothing is lost
 				if err != nil {
 					return fmt.Errorf("--trace %s: %w", tracePath, err)
 				}
@@ -61,7 +61,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, len(results), time.Since(start).Round(time.Second), reportDir)
+			_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, len(results), time.Since(start).Round(time.Second), reportDir)
 			return nil
 		},
 	}

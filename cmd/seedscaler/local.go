@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -26,7 +27,7 @@ imports the image --image, runs prometheus-operator and its Prometheus in pods, 
 chart into a namespace enforcing restricted Pod Security, and tears the cluster down at the end.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return local.Run(cmd.Context(), ctrl.Log.WithName("local"), *o)
+			return local.Run(logr.NewContext(cmd.Context(), ctrl.Log.WithName("local")), *o)
 		},
 	}
 	o.AddFlags(cmd.Flags())

@@ -74,7 +74,7 @@ func versionCommand() *cobra.Command {
 		Short: "Print the version of seedscaler",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "seedscaler", version.Version)
+			_, _ = fmt.Fprintln(cmd.OutOrStdout(), "seedscaler", version.Version)
 		},
 	}
 }

@@ -95,7 +95,7 @@ func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOption
 	}
 	log := mgr.GetLogger().WithName("events")
 	ctx, cancel := context.WithCancel(context.Background())
-	sink := newBoundedSink(ctx, &events.EventSinkImpl{Interface: client}, EventWriters, MaxWaitingEvents, opts, log)
+	sink := newBoundedSink(logr.NewContext(ctx, log), &events.EventSinkImpl{Interface: client}, EventWriters, MaxWaitingEvents, opts)
 	broadcaster := events.NewBroadcaster(sink)
 	if err := broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		cancel()
@@ -146,8 +146,8 @@ type eventWrite struct {
 
 // newBoundedSink starts writers goroutines, which run until ctx ends, behind a queue of
 // maxWaiting writes.
-func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWaiting int, opts EventRecorderOptions, log logr.Logger) *boundedSink {
-	s := &boundedSink{sink: sink, queue: make(chan *eventWrite, maxWaiting), yield: opts.Yield, metrics: opts.Metrics, log: log}
+func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWaiting int, opts EventRecorderOptions) *boundedSink {
+	s := &boundedSink{sink: sink, queue: make(chan *eventWrite, maxWaiting), yield: opts.Yield, metrics: opts.Metrics, log: logr.FromContextOrDiscard(ctx)}
 	for i := range writers {
 		go s.writer(ctx, i > 0 && s.yield != nil)
 	}

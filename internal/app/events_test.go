@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -92,7 +91,7 @@ func newTestSink(t *testing.T, writers, maxWaiting int, yield func() bool) *test
 	t.Cleanup(cancel)
 	inner := &blockingSink{release: make(chan struct{})}
 	opts := EventRecorderOptions{Metrics: metrics, Yield: yield}
-	return &testSink{newBoundedSink(ctx, inner, writers, maxWaiting, opts, logr.Discard()), inner, metrics, ctx, cancel}
+	return &testSink{newBoundedSink(ctx, inner, writers, maxWaiting, opts), inner, metrics, ctx, cancel}
 }
 
 // create writes an event in the background, as the broadcaster's goroutine per event does.
@@ -201,7 +200,7 @@ func TestBoundedSinkCountsAndReturnsFailures(t *testing.T) {
 func TestBoundedSinkWithoutMetrics(t *testing.T) {
 	inner := &blockingSink{release: make(chan struct{})}
 	close(inner.release)
-	sink := newBoundedSink(t.Context(), inner, 1, 1, EventRecorderOptions{}, logr.Discard())
+	sink := newBoundedSink(t.Context(), inner, 1, 1, EventRecorderOptions{})
 	written, err := sink.Create(t.Context(), testEvent("a"))
 	assert.NoError(t, err)
 	assert.Equal(t, "a", written.Name)

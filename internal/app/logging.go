@@ -87,5 +87,5 @@ func (l *Logging) Fail(errOut io.Writer, err error) {
 		klog.Flush()
 		return
 	}
-	fmt.Fprintln(errOut, "seedscaler:", err)
+	_, _ = fmt.Fprintln(errOut, "seedscaler:", err)
 }

@@ -50,12 +50,13 @@ func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 // StartMetrics serves handler on addr until ctx ends, for parts that render /metrics
 // themselves (the exporter, the adapter): plain HTTP, or with secure the same HTTPS,
 // authentication and authorization a manager's metrics server has. It returns once it
-// listens; the channel gets the server's error, or nil after ctx ended. An addr of "0" or
+// listens, logging through the logger of ctx; the channel gets the server's error, or nil after ctx ended. An addr of "0" or
 // "" serves nothing and returns a nil channel.
-func StartMetrics(ctx context.Context, log logr.Logger, cfg *rest.Config, addr string, secure bool, handler http.Handler) (<-chan error, error) {
+func StartMetrics(ctx context.Context, cfg *rest.Config, addr string, secure bool, handler http.Handler) (<-chan error, error) {
 	if addr == "" || addr == "0" {
 		return nil, nil
 	}
+	log := logr.FromContextOrDiscard(ctx)
 	if secure {
 		httpClient, err := rest.HTTPClientFor(cfg)
 		if err != nil {

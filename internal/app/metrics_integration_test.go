@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -27,7 +26,7 @@ func freeLoopback(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -68,7 +67,7 @@ func TestSecureMetricsServeOnlyAuthorizedScrapers(t *testing.T) {
 	go func() { _ = mgr.Start(ctx) }()
 	// A part's own handler.
 	ownAddr := freeLoopback(t)
-	done, err := StartMetrics(ctx, logr.Discard(), env.Config, ownAddr, true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	done, err := StartMetrics(ctx, env.Config, ownAddr, true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "garden_test 1\n")
 	}))
 	require.NoError(t, err)

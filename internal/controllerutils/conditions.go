@@ -22,15 +22,17 @@ type Outcome struct {
 	Message string
 }
 
-// True, False and Unknown are the outcomes of each status.
+// True is an outcome of status True.
 func True(reason Reason, message string) Outcome {
 	return Outcome{Status: metav1.ConditionTrue, Reason: reason, Message: message}
 }
 
+// False is an outcome of status False.
 func False(reason Reason, message string) Outcome {
 	return Outcome{Status: metav1.ConditionFalse, Reason: reason, Message: message}
 }
 
+// Unknown is an outcome of status Unknown.
 func Unknown(reason Reason, message string) Outcome {
 	return Outcome{Status: metav1.ConditionUnknown, Reason: reason, Message: message}
 }

@@ -24,10 +24,16 @@ type Normal Reason
 // Warning is the reason of an event of type Warning.
 type Warning Reason
 
-func (Normal) Type() string     { return corev1.EventTypeNormal }
+// Type is the event type, Normal.
+func (Normal) Type() string { return corev1.EventTypeNormal }
+
+// Reason is the event reason.
 func (n Normal) Reason() string { return string(n) }
 
-func (Warning) Type() string     { return corev1.EventTypeWarning }
+// Type is the event type, Warning.
+func (Warning) Type() string { return corev1.EventTypeWarning }
+
+// Reason is the event reason.
 func (w Warning) Reason() string { return string(w) }
 
 // Event records an event about regarding (and related, which may be nil) with the reason's

@@ -17,10 +17,10 @@ import (
 type Mode string
 
 const (
-	// ModeLeaderElection: one elected replica does all the work (the default; with
+	// ModeLeaderElection means one elected replica does all the work (the default; with
 	// --leader-elect=false a single replica).
 	ModeLeaderElection Mode = "leader-election"
-	// ModeObjectLocks: every replica works, each object under the lock of the one replica
+	// ModeObjectLocks means every replica works, each object under the lock of the one replica
 	// reconciling it, so replicas scale out with an HPA.
 	ModeObjectLocks Mode = "object-locks"
 )

@@ -334,7 +334,7 @@ func TestAnObjectTheCacheMissesIsNotReconciledUnlocked(t *testing.T) {
 }
 
 // lostAnswers writes objects to the API and then answers as if the request failed, as a
-// client does whose context is cancelled after the request went out.
+// client does whose context is canceled after the request went out.
 type lostAnswers struct{ client.Client }
 
 func (c lostAnswers) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {

@@ -85,7 +85,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	locked, err := r.Locker.Lock(ctx, meta)
 	if err != nil {
-		// The write may have landed with its answer lost (a context cancelled at shutdown):
+		// The write may have landed with its answer lost (a context canceled at shutdown):
 		// release what may be ours. Unlock leaves a lock alone that another replica holds.
 		r.unlock(ctx, meta)
 		return reconcile.Result{}, err
@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return r.Inner.Reconcile(ctx, req)
 }
 
-// unlock releases the object's lock, even when the reconcile's context was cancelled
+// unlock releases the object's lock, even when the reconcile's context was canceled
 // (shutdown), briefly.
 func (r *Reconciler) unlock(ctx context.Context, meta *metav1.PartialObjectMetadata) {
 	unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -19,10 +19,10 @@ import (
 // kube-apiserver's audit log and as an event on the Shoot.
 const AnnotationForceBinding = "scheduling.gardener.cloud/force-binding"
 
-// ReasonSeedNotFound: the seed a binding names does not exist.
+// ReasonSeedNotFound means the seed a binding names does not exist.
 const ReasonSeedNotFound framework.Reason = "SeedNotFound"
 
-// ReasonInputUnavailable: what the filters read besides the seed (the shoot's CloudProfile)
+// ReasonInputUnavailable means what the filters read besides the seed (the shoot's CloudProfile)
 // is missing, so the seed cannot be judged.
 const ReasonInputUnavailable framework.Reason = "InputUnavailable"
 
@@ -104,7 +104,7 @@ func Unjudged(b Binding, err error) Verdict {
 	return Judge(b, &framework.Rejection{Seed: b.Seed, Status: framework.Status{Reason: ReasonInputUnavailable, Message: err.Error()}})
 }
 
-// Judge turns a rejection (nil: the seed takes the shoot) into a verdict, honouring the
+// Judge turns a rejection (nil: the seed takes the shoot) into a verdict, honoring the
 // override annotation.
 func Judge(b Binding, rej *framework.Rejection) Verdict {
 	if rej == nil {

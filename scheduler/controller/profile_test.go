@@ -33,7 +33,7 @@ func profileRound(b *testing.B, round int) {
 		b.Fatal(err)
 	}
 	go func() {
-		defer func() { pprof.StopCPUProfile(); self.Close() }()
+		defer func() { pprof.StopCPUProfile(); _ = self.Close() }()
 		hc, err := rest.HTTPClientFor(env.Config)
 		if err != nil {
 			b.Error(err)

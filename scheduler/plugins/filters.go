@@ -38,8 +38,10 @@ const (
 // seed has a backup.
 type Usable struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (Usable) Name() string { return "Usable" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (Usable) Filter(_ *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	if seed.NotUsable != "" {
 		return framework.Reject(ReasonNotUsable, "%s", seed.NotUsable)
@@ -92,8 +94,10 @@ func visible(seed *gardencorev1beta1.Seed) bool {
 // CloudProfileSeedSelector keeps seeds whose labels match the CloudProfile's seedSelector.
 type CloudProfileSeedSelector struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (CloudProfileSeedSelector) Name() string { return "CloudProfileSeedSelector" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (CloudProfileSeedSelector) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	if in.CloudProfile == nil || in.CloudProfile.Spec.SeedSelector == nil {
 		return nil
@@ -104,8 +108,10 @@ func (CloudProfileSeedSelector) Filter(in *framework.Input, seed *framework.Seed
 // ShootSeedSelector keeps seeds whose labels match the Shoot's seedSelector.
 type ShootSeedSelector struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (ShootSeedSelector) Name() string { return "ShootSeedSelector" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (ShootSeedSelector) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	if in.Shoot.Spec.SeedSelector == nil {
 		return nil
@@ -129,8 +135,10 @@ func matchSelector(in *framework.Input, ls *metav1.LabelSelector, seed *framewor
 // none lists any, the seed must have the shoot's provider type.
 type Provider struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (Provider) Name() string { return "Provider" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (Provider) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	var lists [][]string
 	if in.CloudProfile != nil && in.CloudProfile.Spec.SeedSelector != nil && len(in.CloudProfile.Spec.SeedSelector.ProviderTypes) > 0 {
@@ -168,8 +176,10 @@ func allows(allowed []string, typ string) bool {
 // defaults, so those are what must be disjoint.
 type Networks struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (Networks) Name() string { return "Networks" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	// This runs for every seed of every decision: the shoot's networks are parsed once per
 	// decision, the seed's once per version of the seed.
@@ -202,8 +212,10 @@ var networkNames = [3]string{"nodes", "pods", "services"}
 // without value tolerates any value, one with a value only that value.
 type Taints struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (Taints) Name() string { return "Taints" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (Taints) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	for _, taint := range seed.Spec.Taints {
 		if !tolerated(taint, in.Shoot.Spec.Tolerations) {
@@ -232,8 +244,10 @@ func tolerated(taint gardencorev1beta1.SeedTaint, tolerations []gardencorev1beta
 // without allocatable shoots has no limit.
 type Capacity struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (Capacity) Name() string { return "Capacity" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (Capacity) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	if !seed.HasAllocatable {
 		return nil
@@ -248,8 +262,10 @@ func (Capacity) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 // tolerate a zone failure.
 type Zones struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (Zones) Name() string { return "Zones" }
 
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
 func (Zones) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
 	cp := in.Shoot.Spec.ControlPlane
 	if cp == nil || cp.HighAvailability == nil || cp.HighAvailability.FailureTolerance.Type != gardencorev1beta1.FailureToleranceTypeZone {

@@ -329,9 +329,10 @@ func TestLeastUtilizedWinnerAndTies(t *testing.T) {
 			var ss []*framework.SeedInfo
 			for _, n := range c.seeds {
 				b := builders.MakeSeed(n)
-				if n == "big" {
+				switch n {
+				case "big":
 					b.Allocatable(100)
-				} else if n == "small" {
+				case "small":
 					b.Allocatable(5)
 				}
 				ss = append(ss, NewSeedInfo(b.Ready().Obj()))

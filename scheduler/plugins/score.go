@@ -16,8 +16,10 @@ type MinimalDistanceScore struct {
 	Kind config.Strategy
 }
 
+// Name is the plugin's name in configurations, events and metrics.
 func (MinimalDistanceScore) Name() string { return string(config.MinimalDistancePlugin) }
 
+// Score implements framework.ScorePlugin.
 func (s MinimalDistanceScore) Score(in *framework.Input, seeds []*framework.SeedInfo) []int64 {
 	scores := make([]int64, len(seeds))
 	if isTesting(in.Shoot) {
@@ -73,10 +75,12 @@ func (s MinimalDistanceScore) Score(in *framework.Input, seeds []*framework.Seed
 // shoots: it spreads shoots. A seed without allocatable is treated as empty.
 type SeedResourcesLeastAllocated struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (SeedResourcesLeastAllocated) Name() string {
 	return string(config.SeedResourcesLeastAllocatedPlugin)
 }
 
+// Score implements framework.ScorePlugin.
 func (SeedResourcesLeastAllocated) Score(in *framework.Input, seeds []*framework.SeedInfo) []int64 {
 	scores := make([]int64, len(seeds))
 	for i, seed := range seeds {
@@ -90,10 +94,12 @@ func (SeedResourcesLeastAllocated) Score(in *framework.Input, seeds []*framework
 // A seed without allocatable scores 0.
 type SeedResourcesMostAllocated struct{}
 
+// Name is the plugin's name in configurations, events and metrics.
 func (SeedResourcesMostAllocated) Name() string {
 	return string(config.SeedResourcesMostAllocatedPlugin)
 }
 
+// Score implements framework.ScorePlugin.
 func (SeedResourcesMostAllocated) Score(in *framework.Input, seeds []*framework.SeedInfo) []int64 {
 	scores := make([]int64, len(seeds))
 	for i, seed := range seeds {

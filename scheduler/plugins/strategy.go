@@ -16,8 +16,10 @@ type Strategy struct {
 	Kind config.Strategy
 }
 
+// Name is the plugin's name in configurations, events and metrics.
 func (s Strategy) Name() string { return string(s.Kind) }
 
+// Select implements framework.StrategyPlugin.
 func (s Strategy) Select(in *framework.Input, seeds []*framework.SeedInfo) ([]*framework.Status, error) {
 	out := make([]*framework.Status, len(seeds))
 	shoot := in.Shoot
@@ -80,13 +82,13 @@ func minimalDistances(in *framework.Input, seeds []*framework.SeedInfo) ([]int, 
 	}
 	if table != nil {
 		configured := make([]bool, len(seeds))
-		any := false
+		anyConfigured := false
 		for i, seed := range seeds {
 			if d, ok := table[seed.Spec.Provider.Region]; ok {
-				distances[i], configured[i], any = d, true, true
+				distances[i], configured[i], anyConfigured = d, true, true
 			}
 		}
-		if any {
+		if anyConfigured {
 			return distances, configured, nil
 		}
 	}

@@ -75,7 +75,7 @@ func (c *Config) Distances(shootRegion string) (map[string]int, error) {
 }
 
 // Select picks, from the region-config ConfigMaps, the one for a CloudProfile: those
-// labelled as region config whose cloudprofiles annotation names the profile; the first by
+// labeled as region config whose cloudprofiles annotation names the profile; the first by
 // namespace/name wins, as in Gardener.
 func Select(cms []*corev1.ConfigMap, cloudProfile string) *corev1.ConfigMap {
 	var matching []*corev1.ConfigMap

@@ -77,8 +77,8 @@ type Actuator struct {
 	expectations *expectations
 }
 
-// outcome of one actuation.
-type outcome struct {
+// Outcome is what one actuation left to do: what the Reconciler needs to decide when to look again.
+type Outcome struct {
 	// replicasLeft counts the replicas that still exist (for the deletion of the set).
 	replicasLeft int
 	// inFlight is true while a replica waits on the gardenlet or the seed controller.
@@ -90,21 +90,23 @@ type outcome struct {
 // Reconcile takes one step towards the set's spec (or towards zero replicas while the set is
 // deleted) and leaves the status that describes the set afterwards in set.Status, also when
 // it fails half way.
-func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet) (outcome, error) {
+func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet) (Outcome, error) {
 	w, revs, err := a.observe(ctx, set)
 	if err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
-	out := outcome{replicasLeft: len(w.replicas)}
+	out := Outcome{replicasLeft: len(w.replicas)}
 
 	d := decide(w)
 	if d.replica != nil {
 		log.V(1).Info("Next step", "replica", d.replica.name, "ordinal", d.replica.ordinal, "step", d.step.kind.String(), "reason", d.step.reason)
 	}
-	if err := a.settlePending(ctx, log, set, w, d); err != nil {
+	// The steps log through the logger of their context.
+	ctx = logr.NewContext(ctx, log)
+	if err := a.settlePending(ctx, set, w, d); err != nil {
 		return out, err
 	}
-	recheck, err := a.execute(ctx, log, set, revs, w, d)
+	recheck, err := a.execute(ctx, set, revs, w, d)
 	if err != nil {
 		return out, err
 	}
@@ -266,7 +268,8 @@ func (a *Actuator) replicas(ctx context.Context, set *seedmanagementv1alpha1.Man
 
 // settlePending records what became of the previously pending replica when decide moved on
 // from it: Ready, removed, or given up.
-func (a *Actuator) settlePending(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet, w world, d decision) error {
+func (a *Actuator) settlePending(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet, w world, d decision) error {
+	log := logr.FromContextOrDiscard(ctx)
 	status := &set.Status
 	for _, replica := range d.givenUp {
 		if p := status.PendingReplica; p != nil && p.Name == replica.name {
@@ -375,7 +378,8 @@ type action struct {
 // execute takes the decided step, one method per kind of step. It returns true when it held
 // the step back because the cache was behind the kube-apiserver, so the set should be looked
 // at again soon.
-func (a *Actuator) execute(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet, revs *revisions, w world, d decision) (bool, error) {
+func (a *Actuator) execute(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet, revs *revisions, w world, d decision) (bool, error) {
+	log := logr.FromContextOrDiscard(ctx)
 	if d.replica == nil || d.step.kind == stepNone {
 		return false, nil
 	}

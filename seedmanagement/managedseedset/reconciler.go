@@ -131,7 +131,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set *seedmanagementv1a
 
 // requeue is when to look at the set again after a step: soon when the cache was behind,
 // after InFlightResync while a replica is in flight, in case an event is missed.
-func (r *Reconciler) requeue(out outcome) reconcile.Result {
+func (r *Reconciler) requeue(out Outcome) reconcile.Result {
 	switch {
 	case out.recheck:
 		return reconcile.Result{RequeueAfter: time.Second}

@@ -35,7 +35,7 @@ const (
 // Policies are every policy, in the order of the report.
 var Policies = []Policy{PolicyReactive, PolicyEvent, PolicyTrend, PolicySeasonal, PolicyAhead}
 
-// Config is the landscape and the loop being modelled.
+// Config is the landscape and the loop being modeled.
 type Config struct {
 	Trace Trace
 	// AllocatablePerSeed is how many shoots a seed takes.

@@ -185,7 +185,9 @@ func savePNG(path string, w, h vg.Length, plots [][]*plot.Plot) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(f)
-	return err
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }

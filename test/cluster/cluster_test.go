@@ -88,7 +88,7 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	if devBinary, err = testenv.BuildSeedscaler(dir, testenv.Development); err != nil {
 		return 0, err
 	}
@@ -374,7 +374,7 @@ func assertNoForbidden(ctx context.Context, t *testing.T, cs kubernetes.Interfac
 }
 
 // leftovers lists what remains of the release: every object in its namespace but the
-// namespace's own defaults, and the cluster-scoped objects labelled with the release.
+// namespace's own defaults, and the cluster-scoped objects labeled with the release.
 func leftovers(ctx context.Context, t *testing.T) []string {
 	t.Helper()
 	restCfg, err := node.RESTConfig()

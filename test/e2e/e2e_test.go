@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/stretchr/testify/assert"
@@ -67,7 +68,7 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	if binary, err = testenv.BuildSeedscaler(dir, testenv.Development); err != nil {
 		return 0, fmt.Errorf("the end-to-end suite: %w", err)
 	}
@@ -229,7 +230,7 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	st, err := local.Start(ctx, klog.NewKlogr().WithName("e2e"), local.Options{Binary: binary})
+	st, err := local.Start(logr.NewContext(ctx, klog.NewKlogr().WithName("e2e")), local.Options{Binary: binary})
 	require.NoError(t, err)
 	defer st.Stop()
 	t.Logf("stack: kubeconfig %s, Prometheus %s, logs %s", st.Kubeconfig, st.Prometheus.URL, filepath.Join(st.WorkDir, "logs"))

@@ -12,6 +12,7 @@ const ResourceShoots = "shoots"
 // +kubebuilder:validation:Enum=Create;Reconcile;Delete;Migrate;Restore
 type LastOperationType string
 
+// The types of operation a LastOperation records.
 const (
 	LastOperationTypeCreate    LastOperationType = "Create"
 	LastOperationTypeReconcile LastOperationType = "Reconcile"
@@ -24,6 +25,7 @@ const (
 // +kubebuilder:validation:Enum=Processing;Succeeded;Error;Failed;Pending;Aborted
 type LastOperationState string
 
+// The states a LastOperation can be in.
 const (
 	LastOperationStateProcessing LastOperationState = "Processing"
 	LastOperationStateSucceeded  LastOperationState = "Succeeded"

@@ -8,6 +8,7 @@ import (
 // +kubebuilder:validation:Enum=evaluation;testing;development;production;infrastructure
 type ShootPurpose string
 
+// The purposes a shoot can have.
 const (
 	ShootPurposeEvaluation     ShootPurpose = "evaluation"
 	ShootPurposeTesting        ShootPurpose = "testing"
@@ -20,6 +21,7 @@ const (
 // +kubebuilder:validation:Enum=node;zone
 type FailureToleranceType string
 
+// The failures a highly available control plane can tolerate.
 const (
 	FailureToleranceTypeNode FailureToleranceType = "node"
 	FailureToleranceTypeZone FailureToleranceType = "zone"

@@ -27,12 +27,14 @@ const (
 
 // ManagedSeed registers a Shoot as a Seed, from a seed template or a gardenlet configuration.
 type ManagedSeed struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the desired state of the ManagedSeed.
 	// +required
-	Spec ManagedSeedSpec `json:"spec"`
+	Spec ManagedSeedSpec `json:"spec,omitempty"`
 	// status is the observed state of the ManagedSeed.
 	// +optional
 	Status ManagedSeedStatus `json:"status,omitempty"`
@@ -53,7 +55,7 @@ type ManagedSeedSpec struct {
 	// shoot is the Shoot that is registered as a Seed. In a ManagedSeedSet's template it is
 	// left empty: the set controller fills it in.
 	// +optional
-	Shoot *Shoot `json:"shoot,omitempty"`
+	Shoot *Shoot `json:"shoot,omitempty,omitzero"`
 	// seedTemplate is the Seed to register, without deploying a gardenlet.
 	// +optional
 	SeedTemplate *gardencorev1beta1.SeedTemplate `json:"seedTemplate,omitempty"`
@@ -68,13 +70,14 @@ type Shoot struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 }
 
 // BootstrapMode is how a gardenlet connects to the garden cluster.
 // +kubebuilder:validation:Enum=BootstrapToken;ServiceAccount;None
 type BootstrapMode string
 
+// The bootstrap modes.
 const (
 	BootstrapToken          BootstrapMode = "BootstrapToken"
 	BootstrapServiceAccount BootstrapMode = "ServiceAccount"
@@ -130,14 +133,17 @@ type GardenletDeployment struct {
 	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
 	// additionalVolumes of the gardenlet pods.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	AdditionalVolumes []corev1.Volume `json:"additionalVolumes,omitempty"`
 	// additionalVolumeMounts of the gardenlet container.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	AdditionalVolumeMounts []corev1.VolumeMount `json:"additionalVolumeMounts,omitempty"`
 	// env of the gardenlet container.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	Env []corev1.EnvVar `json:"env,omitempty"`
 	// vpa deploys a VerticalPodAutoscaler for the gardenlet.

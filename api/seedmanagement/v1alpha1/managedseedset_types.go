@@ -25,12 +25,14 @@ const (
 
 // ManagedSeedSet maintains a number of identical ManagedSeeds, each on its own Shoot.
 type ManagedSeedSet struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the desired state of the set.
 	// +required
-	Spec ManagedSeedSetSpec `json:"spec"`
+	Spec ManagedSeedSetSpec `json:"spec,omitzero"`
 	// status is the observed state of the set.
 	// +optional
 	Status ManagedSeedSetStatus `json:"status,omitempty"`
@@ -65,13 +67,13 @@ type ManagedSeedSetSpec struct {
 	// selector selects the set's ManagedSeeds, Shoots and Seeds. It cannot change.
 	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.selector is immutable: create a new ManagedSeedSet to select other replicas"
-	Selector LabelSelector `json:"selector"`
+	Selector LabelSelector `json:"selector,omitempty"`
 	// template is the ManagedSeed each replica gets; spec.shoot is filled in by the controller.
 	// +required
-	Template ManagedSeedTemplate `json:"template"`
+	Template ManagedSeedTemplate `json:"template,omitempty,omitzero"`
 	// shootTemplate is the Shoot each replica's seed runs on.
 	// +required
-	ShootTemplate gardencorev1beta1.ShootTemplate `json:"shootTemplate"`
+	ShootTemplate gardencorev1beta1.ShootTemplate `json:"shootTemplate,omitempty"`
 	// updateStrategy says how template changes reach existing replicas.
 	// +optional
 	// +kubebuilder:default={type: "RollingUpdate"}
@@ -90,7 +92,7 @@ type ManagedSeedTemplate struct {
 	gardencorev1beta1.ObjectMetaTemplate `json:"metadata,omitempty"`
 	// spec is the spec of the ManagedSeed.
 	// +required
-	Spec ManagedSeedSpec `json:"spec"`
+	Spec ManagedSeedSpec `json:"spec,omitempty"`
 }
 
 // UpdateStrategyType is the kind of update strategy; only RollingUpdate exists.
@@ -114,7 +116,7 @@ type UpdateStrategy struct {
 
 // RollingUpdateStrategy configures a rolling update.
 type RollingUpdateStrategy struct {
-	// partition: only replicas with an ordinal >= partition are updated (phased rollouts, canaries).
+	// partition means only replicas with an ordinal >= partition are updated (phased rollouts, canaries).
 	// +optional
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
@@ -125,6 +127,7 @@ type RollingUpdateStrategy struct {
 // +kubebuilder:validation:Enum=ShootReconciling;ShootDeleting;ShootReconcileFailed;ShootDeleteFailed;ManagedSeedPreparing;ManagedSeedDeleting;SeedNotReady;ShootNotHealthy
 type PendingReplicaReason string
 
+// The reasons a replica can be pending for.
 const (
 	ShootReconcilingReason     PendingReplicaReason = "ShootReconciling"
 	ShootDeletingReason        PendingReplicaReason = "ShootDeleting"
@@ -144,10 +147,10 @@ type PendingReplica struct {
 	Name string `json:"name"`
 	// reason the replica is pending.
 	// +required
-	Reason PendingReplicaReason `json:"reason"`
+	Reason PendingReplicaReason `json:"reason,omitempty"`
 	// since when the replica has been pending for this reason.
 	// +required
-	Since metav1.Time `json:"since"`
+	Since metav1.Time `json:"since,omitzero"`
 	// retries of the replica's failed shoot so far.
 	// +optional
 	Retries *int32 `json:"retries,omitempty"`
@@ -202,11 +205,11 @@ type ManagedSeedSetStatus struct {
 // LabelSelector has the shape of metav1.LabelSelector with bounded sizes, so that the CEL
 // rules matching it against the templates stay within the apiserver's cost budget.
 type LabelSelector struct {
-	// matchLabels: every label must be present with the given value.
+	// matchLabels means every label must be present with the given value.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16
 	MatchLabels map[string]LabelValue `json:"matchLabels,omitempty"`
-	// matchExpressions: every expression must hold.
+	// matchExpressions means every expression must hold.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
@@ -219,11 +222,11 @@ type LabelSelectorRequirement struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=316
-	Key string `json:"key"`
+	Key string `json:"key,omitempty"`
 	// operator is In, NotIn, Exists or DoesNotExist.
 	// +required
 	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist
-	Operator metav1.LabelSelectorOperator `json:"operator"`
+	Operator metav1.LabelSelectorOperator `json:"operator,omitempty"`
 	// values for In and NotIn; empty for Exists and DoesNotExist.
 	// +optional
 	// +listType=atomic

@@ -1,25 +1,29 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
 	// GroupVersion is the group and version of the seed management API.
 	GroupVersion = schema.GroupVersion{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1"}
 
-	// SchemeBuilder registers the kinds of this package with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// SchemeBuilder registers the kinds of this package with a runtime.Scheme. An API
+	// package depends on apimachinery alone, so that anyone can import it.
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the kinds of this package to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-func init() {
-	SchemeBuilder.Register(
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
 		&ManagedSeed{}, &ManagedSeedList{},
 		&ManagedSeedSet{}, &ManagedSeedSetList{},
 		&SeedAutoscaler{}, &SeedAutoscalerList{},
 	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
 }

@@ -43,12 +43,14 @@ const AnnotationPausedReplicas = "seedmanagement.gardener.cloud/paused-replicas"
 // SeedAutoscaler scales a ManagedSeedSet (or anything with a scale subresource) so that the
 // utilization of its seeds' resources stays at a target.
 type SeedAutoscaler struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// spec is the desired behaviour of the autoscaler.
+	// spec is the desired behavior of the autoscaler.
 	// +required
-	Spec SeedAutoscalerSpec `json:"spec"`
+	Spec SeedAutoscalerSpec `json:"spec,omitzero"`
 	// status is the observed state of the autoscaler.
 	// +optional
 	Status SeedAutoscalerStatus `json:"status,omitempty"`
@@ -68,7 +70,7 @@ type SeedAutoscalerList struct {
 type SeedAutoscalerSpec struct {
 	// scaleTargetRef is the object to scale; it must have a scale subresource.
 	// +required
-	ScaleTargetRef CrossVersionObjectReference `json:"scaleTargetRef"`
+	ScaleTargetRef CrossVersionObjectReference `json:"scaleTargetRef,omitzero"`
 	// minReplicas is the lower bound of replicas; 0 lets the autoscaler scale the target to
 	// zero when it has no demand, and back from zero when shoots pend.
 	// +optional
@@ -80,7 +82,7 @@ type SeedAutoscalerSpec struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
-	MaxReplicas int32 `json:"maxReplicas"`
+	MaxReplicas int32 `json:"maxReplicas,omitempty"`
 	// metrics to scale on; the largest replica proposal across them wins. Each metric is
 	// listed once: two entries of the same type on the same resource are refused.
 	// +required
@@ -88,10 +90,10 @@ type SeedAutoscalerSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:XValidation:rule="self.all(m, !has(m.resource) || self.filter(n, n.type == m.type && has(n.resource) && n.resource.name == m.resource.name).size() == 1)",message="spec.metrics lists the same metric twice (same type and resource name): list each metric once, with one target"
-	Metrics []MetricSpec `json:"metrics"`
+	Metrics []MetricSpec `json:"metrics,omitempty"`
 	// behavior configures scaling up and down separately, as in autoscaling/v2.
 	// +optional
-	Behavior *SeedAutoscalerBehavior `json:"behavior,omitempty"`
+	Behavior *SeedAutoscalerBehavior `json:"behavior,omitempty,omitzero"`
 }
 
 // CrossVersionObjectReference refers to the object to scale: a ManagedSeedSet, or any kind
@@ -105,20 +107,20 @@ type CrossVersionObjectReference struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[a-z]([-a-z0-9]*[a-z0-9])?$')",message="spec.scaleTargetRef.apiVersion must be group/version in lower case, e.g. seedmanagement.gardener.cloud/v1alpha1"
-	APIVersion string `json:"apiVersion"`
+	APIVersion string `json:"apiVersion,omitempty"`
 	// kind of the target, for example ManagedSeedSet: the kind, not the resource
 	// (managedseedsets) nor a path.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Z][A-Za-z0-9]*$')",message="spec.scaleTargetRef.kind must be a kind such as ManagedSeedSet: a capital letter, then letters and digits"
-	Kind string `json:"kind"`
+	Kind string `json:"kind,omitempty"`
 	// name of the target, in the SeedAutoscaler's namespace.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="spec.scaleTargetRef.name must be the name of an object: lower case letters, digits, '-' and '.'"
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 }
 
 // MetricSourceType is the kind of metric; only Resource for now.
@@ -133,14 +135,14 @@ const ResourceMetricSourceType MetricSourceType = "Resource"
 type MetricSpec struct {
 	// type of the metric; only Resource is supported.
 	// +required
-	Type MetricSourceType `json:"type"`
+	Type MetricSourceType `json:"type,omitempty"`
 	// resource is a seed resource tracked in status.capacity and status.allocatable.
 	// +optional
-	Resource *ResourceMetricSource `json:"resource,omitempty"`
+	Resource *ResourceMetricSource `json:"resource,omitempty,omitzero"`
 	// fallback sets a replica count to hold at least while the metric has been unavailable
 	// for failureDurationSeconds. It may raise the replicas, never lower them.
 	// +optional
-	Fallback *MetricFallback `json:"fallback,omitempty"`
+	Fallback *MetricFallback `json:"fallback,omitempty,omitzero"`
 }
 
 // SeedResourceName is a seed resource an autoscaler can scale on: one the exporter
@@ -156,10 +158,10 @@ const ShootsResource SeedResourceName = "shoots"
 type ResourceMetricSource struct {
 	// name of the resource; shoots, the one resource whose usage the exporter publishes.
 	// +required
-	Name SeedResourceName `json:"name"`
+	Name SeedResourceName `json:"name,omitempty"`
 	// target value of the resource.
 	// +required
-	Target MetricTarget `json:"target"`
+	Target MetricTarget `json:"target,omitzero"`
 }
 
 // MetricTargetType is the kind of a metric target.
@@ -179,7 +181,7 @@ const (
 type MetricTarget struct {
 	// type is Utilization or AverageValue.
 	// +required
-	Type MetricTargetType `json:"type"`
+	Type MetricTargetType `json:"type,omitempty"`
 	// averageUtilization is the target usage in percent of allocatable, averaged over seeds.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
@@ -198,7 +200,7 @@ type MetricFallback struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
-	FailureDurationSeconds int32 `json:"failureDurationSeconds"`
+	FailureDurationSeconds int32 `json:"failureDurationSeconds,omitempty"`
 	// replicas to hold at least while the fallback applies, 0 to 1000.
 	// +required
 	// +kubebuilder:validation:Minimum=0
@@ -207,19 +209,21 @@ type MetricFallback struct {
 }
 
 // SeedAutoscalerBehavior configures scaling up and down, as autoscaling/v2 does.
+// +kubebuilder:validation:MinProperties=1
 type SeedAutoscalerBehavior struct {
 	// scaleUp rules; default: no stabilization, at most 4 seeds or 100% per 15 s, the larger.
 	// +optional
-	ScaleUp *ScalingRules `json:"scaleUp,omitempty"`
+	ScaleUp *ScalingRules `json:"scaleUp,omitempty,omitzero"`
 	// scaleDown rules; default: 300 s stabilization, at most 100% per 15 s.
 	// +optional
-	ScaleDown *ScalingRules `json:"scaleDown,omitempty"`
+	ScaleDown *ScalingRules `json:"scaleDown,omitempty,omitzero"`
 }
 
 // ScalingPolicySelect chooses among policies.
 // +kubebuilder:validation:Enum=Max;Min;Disabled
 type ScalingPolicySelect string
 
+// The ways of choosing among scaling policies.
 const (
 	MaxChangePolicySelect ScalingPolicySelect = "Max"
 	MinChangePolicySelect ScalingPolicySelect = "Min"
@@ -227,8 +231,9 @@ const (
 )
 
 // ScalingRules configure one direction of scaling.
+// +kubebuilder:validation:MinProperties=1
 type ScalingRules struct {
-	// stabilizationWindowSeconds: the most conservative recommendation of this window is used.
+	// stabilizationWindowSeconds is the window whose most conservative recommendation is used.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
@@ -239,6 +244,7 @@ type ScalingRules struct {
 	// policies bounding the change per period.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
 	Policies []ScalingPolicy `json:"policies,omitempty"`
 	// tolerance is the relative deviation from the target that causes no scaling in this
@@ -252,6 +258,7 @@ type ScalingRules struct {
 // +kubebuilder:validation:Enum=Replicas;Percent
 type ScalingPolicyType string
 
+// The units of a scaling policy.
 const (
 	ReplicasScalingPolicy ScalingPolicyType = "Replicas"
 	PercentScalingPolicy  ScalingPolicyType = "Percent"
@@ -261,20 +268,26 @@ const (
 type ScalingPolicy struct {
 	// type is Replicas or Percent.
 	// +required
-	Type ScalingPolicyType `json:"type"`
+	Type ScalingPolicyType `json:"type,omitempty"`
 	// value is the number of replicas or the percentage; greater than zero.
 	// +required
 	// +kubebuilder:validation:Minimum=1
-	Value int32 `json:"value"`
+	Value int32 `json:"value,omitempty"`
 	// periodSeconds is the window the policy holds over; 1 to 1800.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1800
-	PeriodSeconds int32 `json:"periodSeconds"`
+	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
 }
 
 // SeedAutoscalerStatus is the observed state of a SeedAutoscaler.
 type SeedAutoscalerStatus struct {
+	// conditions are AbleToScale, ScalingActive, ScalingLimited, ScaledToZero.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// observedGeneration is the generation of the spec the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -300,12 +313,6 @@ type SeedAutoscalerStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Targets string `json:"targets,omitempty"`
-	// conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	// +kubebuilder:validation:MaxItems=16
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// recommendations of the stabilization windows, kept here rather than in memory so
 	// that a restarted or failed-over autoscaler decides the same.
 	// +optional

@@ -139,7 +139,7 @@ func Up(ctx context.Context, opts Options) (c *Cluster, err error) {
 		{"waiting for the node", func() error { return c.waitNode(ctx) }},
 	}
 	for _, s := range steps {
-		fmt.Fprintf(c.log, "cluster: %s\n", s.what)
+		_, _ = fmt.Fprintf(c.log, "cluster: %s\n", s.what)
 		if err := s.fn(); err != nil {
 			return c, fmt.Errorf("%s: %w", s.what, err)
 		}
@@ -190,7 +190,7 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 		if err != nil {
 			return false, fmt.Errorf("port %d is taken (%v): the cluster needs ports %v free", p, err, ports)
 		}
-		l.Close()
+		_ = l.Close()
 	}
 	if _, err := net.InterfaceByName(Bridge); err == nil {
 		return false, fmt.Errorf("interface %s exists: a cluster is up or was not torn down; run `make cluster-down`", Bridge)

@@ -29,7 +29,7 @@ func Down(dir string, log io.Writer) error {
 	}
 	st, err := readState(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(log, "cluster: nothing to tear down in %s\n", dir)
+		_, _ = fmt.Fprintf(log, "cluster: nothing to tear down in %s\n", dir)
 		return nil
 	}
 	if err != nil {
@@ -50,12 +50,12 @@ func Down(dir string, log io.Writer) error {
 		byName[name].stop(10 * time.Second)
 	}
 	if byName["kube-apiserver"].alive() && byName["kubelet"].alive() {
-		fmt.Fprintln(log, "cluster: deleting every pod")
+		_, _ = fmt.Fprintln(log, "cluster: deleting every pod")
 		if err := deletePods(filepath.Join(dir, "admin.kubeconfig"), socket); err != nil {
 			report("deleting pods", err)
 		}
 	}
-	fmt.Fprintln(log, "cluster: stopping processes")
+	_, _ = fmt.Fprintln(log, "cluster: stopping processes")
 	for i := len(st.Processes) - 1; i >= 0; i-- {
 		p := st.Processes[i]
 		if p.Name == "containerd" {
@@ -79,7 +79,7 @@ func Down(dir string, log io.Writer) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("tearing down the cluster: %s", strings.Join(problems, "; "))
 	}
-	fmt.Fprintln(log, "cluster: down")
+	_, _ = fmt.Fprintln(log, "cluster: down")
 	return nil
 }
 

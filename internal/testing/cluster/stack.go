@@ -52,7 +52,7 @@ func RestrictedNamespace(ctx context.Context, cs kubernetes.Interface, name stri
 type PrometheusOptions struct {
 	// Namespace Prometheus runs in.
 	Namespace string
-	// ScrapeNamespace holds the Services to scrape: those labelled
+	// ScrapeNamespace holds the Services to scrape: those labeled
 	// app.kubernetes.io/name=seedscaler, on their port named "metrics".
 	ScrapeNamespace string
 	// RulesConfigMap, in ScrapeNamespace, holds rule files (the chart's alerts): Prometheus

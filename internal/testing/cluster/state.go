@@ -76,7 +76,8 @@ func (c *Cluster) start(name, binary string, args ...string) error {
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
+	// The child holds its own descriptor of the log once started; ours only needs closing.
+	defer func() { _ = logFile.Close() }()
 	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Dir = c.Dir

@@ -28,6 +28,7 @@ func Tool(name string) (string, error) {
 // Development adds `local` and `simulate` (the tag `dev`, as `make build` builds it).
 type Build string
 
+// The builds of cmd/seedscaler.
 const (
 	Shipped     Build = "shipped"
 	Development Build = "dev"
