@@ -89,8 +89,9 @@ type Outcome struct {
 
 // Reconcile takes one step towards the set's spec (or towards zero replicas while the set is
 // deleted) and leaves the status that describes the set afterwards in set.Status, also when
-// it fails half way.
-func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmanagementv1alpha1.ManagedSeedSet) (Outcome, error) {
+// it fails half way. It logs through the logger of ctx.
+func (a *Actuator) Reconcile(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) (Outcome, error) {
+	log := logr.FromContextOrDiscard(ctx)
 	w, revs, err := a.observe(ctx, set)
 	if err != nil {
 		return Outcome{}, err
@@ -101,8 +102,6 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, set *seedmana
 	if d.replica != nil {
 		log.V(1).Info("Next step", "replica", d.replica.name, "ordinal", d.replica.ordinal, "step", d.step.kind.String(), "reason", d.step.reason)
 	}
-	// The steps log through the logger of their context.
-	ctx = logr.NewContext(ctx, log)
 	if err := a.settlePending(ctx, set, w, d); err != nil {
 		return out, err
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,7 +44,7 @@ func TestScaleInConfirmsOnTheAPIServerThatTheSeedIsEmpty(t *testing.T) {
 		expectations: newExpectations(),
 	}
 	staleSet := getSet(ctx, t, key)
-	out, err := stale.Reconcile(ctx, logr.Discard(), staleSet)
+	out, err := stale.Reconcile(ctx, staleSet)
 	require.NoError(t, err)
 	assert.True(t, out.recheck, "the stale index picked the seed; the set looks again once the cache catches up")
 	ms := &seedmanagementv1alpha1.ManagedSeed{}

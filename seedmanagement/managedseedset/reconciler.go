@@ -104,7 +104,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if err := controllerutils.EnsureFinalizer(ctx, r.Client, set, Finalizer); err != nil {
 		return reconcile.Result{}, err
 	}
-	out, err := r.actuator.Reconcile(ctx, logf.FromContext(ctx), set)
+	out, err := r.actuator.Reconcile(ctx, set)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -114,7 +114,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 // reconcileDelete removes the replicas of a deleted set one step at a time, and removes the
 // finalizer once none is left: then the set is released and has no status to write.
 func (r *Reconciler) reconcileDelete(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet) (result reconcile.Result, released bool, err error) {
-	out, err := r.actuator.Reconcile(ctx, logf.FromContext(ctx), set)
+	out, err := r.actuator.Reconcile(ctx, set)
 	if err != nil {
 		return reconcile.Result{}, false, err
 	}
