@@ -31,7 +31,7 @@ func TestLeadTime(t *testing.T) {
 		source   seedmanagementv1alpha1.LeadTimeSource
 	}{
 		{"nothing measured: the default", nil, nil, 900 * time.Second, seedmanagementv1alpha1.LeadTimeDefault},
-		{"the largest measured", nil, []seedmanagementv1alpha1.ProvisioningTime{provisioned("a", 600, 0), provisioned("b", 1260, time.Minute), provisioned("c", 700, 2 * time.Minute)},
+		{"the largest measured", nil, []seedmanagementv1alpha1.ProvisioningTime{provisioned("a", 600, 0), provisioned("b", 1260, time.Minute), provisioned("c", 700, 2*time.Minute)},
 			1260 * time.Second, seedmanagementv1alpha1.LeadTimeMeasured},
 		{"the spec wins over a measurement", ptr.To[int32](300), []seedmanagementv1alpha1.ProvisioningTime{provisioned("a", 1200, 0)},
 			300 * time.Second, seedmanagementv1alpha1.LeadTimeFromSpec},
