@@ -133,7 +133,7 @@ func BenchmarkListSeedUsageThroughTheAggregator(b *testing.B) {
 	}
 	cfg, err := DefaultConfig()
 	require.NoError(b, err)
-	q, err := buildValueQuery(&cfg.Rules[0].query, "garden_seed_usage", []matcher{{"resource", "=", "shoots"}}, []string{"name"}, false)
+	q, err := buildValueQuery(&cfg.Rules[0].query, "garden_seed_usage", []matcher{{"resource", "=", "shoots"}}, []string{"name"}, nil, false)
 	require.NoError(b, err)
 	promClient, err := promapi.NewClient(promapi.Config{Address: l.prom.URL})
 	require.NoError(b, err)

@@ -211,7 +211,7 @@ func (d *discoverer) checkQueries(ctx context.Context) error {
 		if unreachable {
 			return
 		}
-		q, err := buildValueQuery(spec, "seedscaler_check_series", sample, groupBy, false)
+		q, err := buildValueQuery(spec, "seedscaler_check_series", sample, groupBy, spec.sampleParams(), false)
 		if err == nil {
 			_, err = d.prom.FormatQuery(ctx, q.value)
 		}

@@ -701,3 +701,62 @@ func TestStartUpRefusesWhatTheClusterOrPrometheusRefuses(t *testing.T) {
 		})
 	}
 }
+
+// serveDemand serves the recording rule's series of one set as a gauge that reads demand
+// at each scrape, and returns the scrape target.
+func serveDemand(t testing.TB, namespace, set string, demand func() float64) promrunner.Target {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	require.NoError(t, reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "managedseedset:seedscaler_demand_shoots:sum",
+		Help:        "The demand of a ManagedSeedSet, as the recording rule computes it.",
+		ConstLabels: prometheus.Labels{"namespace": namespace, "managedseedset": set},
+	}, demand)))
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	server := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = server.Serve(listener) }()
+	t.Cleanup(func() { _ = server.Close() })
+	return promrunner.Target{Job: "demand", Addresses: []string{listener.Addr().String()}}
+}
+
+// The forecasts of a set's demand through the kube-apiserver, as the autoscaler reads them:
+// the trend continues a demand rising by a shoot a second over the lead time, the seasonal
+// forecast has no day of history and is not found, and a parameter out of bounds or
+// missing is refused naming it.
+func TestForecastsThroughTheAggregator(t *testing.T) {
+	start := time.Now()
+	demand := serveDemand(t, "garden-forecast", "demo", func() float64 { return 100 + time.Since(start).Seconds() })
+	config := strings.NewReplacer("interval: 30s", "interval: 1s", "cacheTTL: 5s", "cacheTTL: 0s").Replace(string(defaultRulesYAML))
+	startLandscape(t, config, demand)
+	_, external, _ := metricsClients(t, env.Config)
+	forecasts := external.NamespacedMetrics("garden-forecast")
+	params := func(kv ...string) labels.Selector {
+		set := labels.Set{"managedseedset": "demo"}
+		for i := 0; i < len(kv); i += 2 {
+			set[kv[i]] = kv[i+1]
+		}
+		return labels.SelectorFromSet(set)
+	}
+
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		list, err := forecasts.List("seedscaler_managedseedset_demand_trend", params("lead_seconds", "600", "window_seconds", "300"))
+		if !assert.NoError(c, err) || !assert.Len(c, list.Items, 1) {
+			return
+		}
+		now := 100 + time.Since(start).Seconds()
+		got := list.Items[0].Value.AsApproximateFloat64()
+		// A shoot a second over 600 s: the demand now plus 600, less the age of the samples.
+		assert.InDelta(c, now+600, got, 15, "the trend of a demand of %.0f now", now)
+		assert.Equal(c, map[string]string{"namespace": "garden-forecast", "managedseedset": "demo"}, list.Items[0].MetricLabels)
+	}, 60*time.Second, 500*time.Millisecond)
+
+	_, err := forecasts.List("seedscaler_managedseedset_demand_seasonal", params("lead_seconds", "600", "period_seconds", "86400"))
+	assert.True(t, apierrors.IsNotFound(err), "no demand a day ago: not found, got %v", err)
+
+	_, err = forecasts.List("seedscaler_managedseedset_demand_trend", params("lead_seconds", "15", "window_seconds", "300"))
+	assert.True(t, apierrors.IsBadRequest(err), "want bad request, got %v", err)
+	assert.ErrorContains(t, err, `parameter lead_seconds="15" is not a whole number from 60 to 21600`)
+	_, err = forecasts.List("seedscaler_managedseedset_demand_trend", params("lead_seconds", "600"))
+	assert.ErrorContains(t, err, "parameter window_seconds is required")
+}

@@ -218,7 +218,7 @@ func (p *Provider) queryObjects(ctx context.Context, rule *Rule, series, namespa
 		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
 		groupBy = append(groupBy, rule.NamespaceLabel)
 	}
-	q, err := p.valueQuery(&rule.query, series, matchers, groupBy)
+	q, err := p.valueQuery(&rule.query, series, matchers, groupBy, nil)
 	if err != nil {
 		return result{}, apierrors.NewInternalError(err)
 	}
@@ -291,6 +291,10 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 	if rule == nil {
 		return nil, p.unknownMetric(gr, info.Metric)
 	}
+	params, metricSelector, err := rule.query.takeParams(metricSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("external metric %s: %v", info.Metric, err))
+	}
 	matchers, err := selectorMatchers(metricSelector)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
@@ -298,7 +302,7 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 	if rule.NamespaceLabel != "" {
 		matchers = append(matchers, matcher{rule.NamespaceLabel, "=", namespace})
 	}
-	q, err := p.valueQuery(&rule.query, series, matchers, rule.GroupBy)
+	q, err := p.valueQuery(&rule.query, series, matchers, rule.GroupBy, params)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -326,9 +330,9 @@ func (p *Provider) getExternalMetric(ctx context.Context, namespace string, metr
 
 // valueQuery builds a value query, with its timestamps grouped in Prometheus when earlier
 // answers of the same shape had many raw series per value.
-func (p *Provider) valueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string) (valueQuery, error) {
+func (p *Provider) valueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string, params map[string]int64) (valueQuery, error) {
 	_, many := p.manySeries.Load(queryShape{spec: spec, series: series})
-	return buildValueQuery(spec, series, matchers, groupBy, many)
+	return buildValueQuery(spec, series, matchers, groupBy, params, many)
 }
 
 // run executes a value query, through the cache, and reads its result at now. The values

@@ -124,12 +124,14 @@ func (q valueQuery) key() string {
 
 // buildValueQuery renders a rule's template for one series name and the given matchers, and
 // the matching timestamp query, grouped by groupBy in Prometheus when groupTimestamps.
-func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string, groupTimestamps bool) (valueQuery, error) {
+// params are the values of an external rule's parameters (takeParams).
+func buildValueQuery(spec *querySpec, series string, matchers []matcher, groupBy []string, params map[string]int64, groupTimestamps bool) (valueQuery, error) {
 	args := queryArgs{
 		Series:        series,
 		LabelMatchers: joinMatchers(matchers),
 		GroupBy:       strings.Join(groupBy, ","),
 		Window:        model.Duration(spec.window).String(),
+		Params:        params,
 	}
 	var value bytes.Buffer
 	if err := spec.template.Execute(&value, args); err != nil {

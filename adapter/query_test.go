@@ -51,7 +51,7 @@ func TestBuildValueQueryIsFilteredByLabelsOnly(t *testing.T) {
 	cfg, err := DefaultConfig()
 	require.NoError(t, err)
 	r := &cfg.Rules[0]
-	q, err := buildValueQuery(&r.query, "garden_seed_usage", []matcher{{"resource", "=", "shoots"}}, []string{"name"}, false)
+	q, err := buildValueQuery(&r.query, "garden_seed_usage", []matcher{{"resource", "=", "shoots"}}, []string{"name"}, nil, false)
 	require.NoError(t, err)
 	assert.Equal(t, `max by (name) (garden_seed_usage{resource="shoots"})`, q.value)
 	assert.Equal(t, `timestamp(garden_seed_usage{resource="shoots"})`, q.timestamps)
@@ -59,7 +59,7 @@ func TestBuildValueQueryIsFilteredByLabelsOnly(t *testing.T) {
 	assert.True(t, balanced(q.timestamps))
 	assert.Equal(t, []string{"name"}, q.groupBy)
 
-	other, err := buildValueQuery(&r.query, "garden_seed_usage", []matcher{{"resource", "=", "cpu"}}, []string{"name"}, false)
+	other, err := buildValueQuery(&r.query, "garden_seed_usage", []matcher{{"resource", "=", "cpu"}}, []string{"name"}, nil, false)
 	require.NoError(t, err)
 	assert.NotEqual(t, q.key(), other.key(), "the cache tells queries apart")
 }
@@ -75,12 +75,12 @@ rules:
   metricsQuery: 'sum by ({{.GroupBy}}) (rate({{.Series}}{ {{.LabelMatchers}} }[{{.Window}}]))'
 `))
 	require.NoError(t, err)
-	q, err := buildValueQuery(&cfg.Rules[0].query, "foo_total", []matcher{{"name", "=", "a"}}, []string{"name"}, false)
+	q, err := buildValueQuery(&cfg.Rules[0].query, "foo_total", []matcher{{"name", "=", "a"}}, []string{"name"}, nil, false)
 	require.NoError(t, err)
 	assert.Equal(t, `sum by (name) (rate(foo_total{ name="a" }[5m]))`, q.value)
 	assert.Equal(t, `timestamp(foo_total{name="a"})`, q.timestamps)
 
-	grouped, err := buildValueQuery(&cfg.Rules[0].query, "foo_total", []matcher{{"name", "=", "a"}}, []string{"name"}, true)
+	grouped, err := buildValueQuery(&cfg.Rules[0].query, "foo_total", []matcher{{"name", "=", "a"}}, []string{"name"}, nil, true)
 	require.NoError(t, err)
 	assert.Equal(t, q.value, grouped.value)
 	assert.Equal(t, `max by (name) (timestamp(foo_total{name="a"}))`, grouped.timestamps)

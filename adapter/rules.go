@@ -138,8 +138,22 @@ type ExternalRule struct {
 	MetricsQuery string `json:"metricsQuery,omitempty"`
 	// window as in Rule.
 	Window metav1.Duration `json:"window,omitempty"`
+	// parameters are whole numbers a request passes to the query as label selector keys of
+	// their own (lead_seconds=900): each is required, checked against its bounds, removed
+	// from the label matchers and available to the template as {{.Params.<name>}}.
+	Parameters []Parameter `json:"parameters,omitempty"`
 
 	query querySpec
+}
+
+// Parameter is a whole number an external rule's query takes from the request. Only a
+// number within the bounds reaches the query, never the request's text.
+type Parameter struct {
+	// name is the label selector key that carries the parameter, e.g. lead_seconds.
+	Name string `json:"name"`
+	// min and max bound the value, both included.
+	Min int64 `json:"min"`
+	Max int64 `json:"max"`
 }
 
 // querySpec is what rules and external rules share once compiled.
@@ -148,6 +162,7 @@ type querySpec struct {
 	as       string
 	template *template.Template
 	window   time.Duration
+	params   []Parameter
 }
 
 // DefaultConfig returns the built-in rules.
@@ -291,7 +306,7 @@ func (r *Rule) compile(field func(string, string) error) []error {
 	if r.NamespaceLabel != "" && !model.LegacyValidation.IsValidLabelName(r.NamespaceLabel) {
 		errs = append(errs, field("namespaceLabel", fmt.Sprintf("%q is not a Prometheus label name", r.NamespaceLabel)))
 	}
-	spec, specErrs := compileQuerySpec(field, r.Name, r.MetricName, r.MetricsQuery, r.Window.Duration)
+	spec, specErrs := compileQuerySpec(field, r.Name, r.MetricName, r.MetricsQuery, r.Window.Duration, nil)
 	r.query = spec
 	return append(errs, specErrs...)
 }
@@ -315,14 +330,40 @@ func (r *ExternalRule) compile(field func(string, string) error) []error {
 		}
 		seen[l] = true
 	}
-	spec, specErrs := compileQuerySpec(field, r.Name, r.MetricName, r.MetricsQuery, r.Window.Duration)
+	errs = append(errs, validateParameters(field, r)...)
+	spec, specErrs := compileQuerySpec(field, r.Name, r.MetricName, r.MetricsQuery, r.Window.Duration, r.Parameters)
 	r.query = spec
 	return append(errs, specErrs...)
 }
 
-func compileQuerySpec(field func(string, string) error, name string, metricName MetricName, metricsQuery string, window time.Duration) (querySpec, []error) {
+// maxParameter bounds a parameter's values, so that no parameter renders a number PromQL
+// reads differently (an exponent, an overflow).
+const maxParameter = 1_000_000_000
+
+func validateParameters(field func(string, string) error, r *ExternalRule) []error {
 	var errs []error
-	spec := querySpec{as: metricName.As, window: window}
+	taken := map[string]bool{r.NamespaceLabel: r.NamespaceLabel != ""}
+	for _, l := range r.GroupBy {
+		taken[l] = true
+	}
+	for j, p := range r.Parameters {
+		name := fmt.Sprintf("parameters[%d]", j)
+		switch {
+		case !model.LegacyValidation.IsValidLabelName(p.Name):
+			errs = append(errs, field(name+".name", fmt.Sprintf("%q is not a Prometheus label name, e.g. lead_seconds", p.Name)))
+		case taken[p.Name]:
+			errs = append(errs, field(name+".name", fmt.Sprintf("%q is a label of the series or listed twice; a parameter needs a key of its own", p.Name)))
+		case p.Min < 0 || p.Max < p.Min || p.Max > maxParameter:
+			errs = append(errs, field(name, fmt.Sprintf("min %d and max %d must satisfy 0 <= min <= max <= %d", p.Min, p.Max, maxParameter)))
+		}
+		taken[p.Name] = true
+	}
+	return errs
+}
+
+func compileQuerySpec(field func(string, string) error, name string, metricName MetricName, metricsQuery string, window time.Duration, params []Parameter) (querySpec, []error) {
+	var errs []error
+	spec := querySpec{as: metricName.As, window: window, params: params}
 	if window < 0 {
 		errs = append(errs, field("window", "must not be negative"))
 	}
@@ -330,7 +371,7 @@ func compileQuerySpec(field func(string, string) error, name string, metricName 
 	if spec.matches, err = compileMatches(metricName.Matches); err != nil {
 		errs = append(errs, field("metricName.matches", err.Error()))
 	}
-	if spec.template, err = compileQuery(name, metricsQuery); err != nil {
+	if spec.template, err = compileQuery(name, metricsQuery, spec.sampleParams()); err != nil {
 		errs = append(errs, field("metricsQuery", err.Error()))
 	}
 	return spec, errs
@@ -382,7 +423,13 @@ type queryArgs struct {
 	GroupBy string
 	// Window is the rule's window as a PromQL duration, e.g. 5m.
 	Window string
+	// Params are the values of an external rule's parameters, by name.
+	Params map[string]int64
 }
+
+// queryFuncs are the functions a metricsQuery template may call besides Go's: sub for an
+// offset computed from two parameters, {{sub .Params.period_seconds .Params.lead_seconds}}.
+var queryFuncs = template.FuncMap{"sub": func(a, b int64) int64 { return a - b }}
 
 // Sentinels rendered into a template at start-up to check it uses every placeholder a
 // correct query needs.
@@ -391,15 +438,15 @@ const (
 	sentinelGroupBy  = `seedscaler_sentinel_group`
 )
 
-func compileQuery(name, text string) (*template.Template, error) {
-	t, err := template.New(name).Option("missingkey=error").Parse(text)
+func compileQuery(name, text string, params map[string]int64) (*template.Template, error) {
+	t, err := template.New(name).Funcs(queryFuncs).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("bad template: %w", err)
 	}
 	// Render once with sample arguments, so a template that cannot produce a query fails
 	// start-up rather than the first request.
 	var out bytes.Buffer
-	if err := t.Execute(&out, queryArgs{Series: "sample_metric", LabelMatchers: sentinelMatchers, GroupBy: sentinelGroupBy, Window: "5m"}); err != nil {
+	if err := t.Execute(&out, queryArgs{Series: "sample_metric", LabelMatchers: sentinelMatchers, GroupBy: sentinelGroupBy, Window: "5m", Params: params}); err != nil {
 		return nil, fmt.Errorf("bad template: %w", err)
 	}
 	rendered := out.String()

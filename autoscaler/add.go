@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	externalmetrics "k8s.io/metrics/pkg/client/external_metrics"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,8 +45,8 @@ func targetKey(apiVersion, kind, name string) string {
 }
 
 // AddToManager adds the controller to mgr, filling unset dependencies with defaults: the
-// manager's client, a discovery-backed RESTMapper and scale client, the custom metrics
-// client for the manager's config, the real clock and the manager's event recorder.
+// manager's client, a discovery-backed RESTMapper and scale client, the custom and external
+// metrics clients for the manager's config, the real clock and the manager's event recorder.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) error {
 	cfg := mgr.GetConfig()
 	if r.Client == nil {
@@ -88,6 +89,14 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 			// Lists of a thousand values: protobuf, not JSON (docs/performance.md).
 			r.Metrics = custommetrics.NewForConfig(app.Protobuf(cfg), r.Mapper, custommetrics.NewAvailableAPIsGetter(dc))
 		}
+	}
+	if r.ExternalMetrics == nil {
+		// One value per forecast: JSON, as the client's own codec speaks it.
+		em, err := externalmetrics.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("creating the external metrics client: %w", err)
+		}
+		r.ExternalMetrics = em
 	}
 	if r.Instruments == nil {
 		i, err := NewInstruments(ctrlmetrics.Registry)

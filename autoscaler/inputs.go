@@ -95,11 +95,20 @@ func seedIsReady(seed *gardencorev1beta1.Seed) bool {
 
 // readyFor is how long the seed has been ready, from its GardenletReady condition.
 func readyFor(seed *gardencorev1beta1.Seed, now time.Time) time.Duration {
-	c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
-	if c == nil {
+	since, ok := readySince(seed)
+	if !ok {
 		return 0
 	}
-	return now.Sub(c.LastTransitionTime.Time)
+	return now.Sub(since)
+}
+
+// readySince is the last transition of the seed's GardenletReady condition; false without one.
+func readySince(seed *gardencorev1beta1.Seed) (time.Time, bool) {
+	c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedGardenletReady)
+	if c == nil {
+		return time.Time{}, false
+	}
+	return c.LastTransitionTime.Time, true
 }
 
 func quantity(list corev1.ResourceList, name string) (float64, bool) {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	externalmetrics "k8s.io/metrics/pkg/client/external_metrics"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -85,6 +86,9 @@ type Reconciler struct {
 	Mapper meta.RESTMapper
 	// Metrics is the custom metrics API (the adapter).
 	Metrics custommetrics.CustomMetricsClient
+	// ExternalMetrics is the external metrics API (the adapter), which serves the forecasts
+	// of spec.scaleAhead.
+	ExternalMetrics externalmetrics.ExternalMetricsClient
 	// Recorder emits events on the SeedAutoscaler.
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
@@ -157,11 +161,20 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 	}
 	sa.Status.CurrentReplicas = sc.Spec.Replicas
 
-	d, err := r.decide(ctx, sa, sc, now)
+	d, obs, in, err := r.decide(ctx, sa, sc, now)
 	if err != nil {
 		return err
 	}
-	return r.apply(ctx, sa, gr, sc, pause(sa, sc.Spec.Replicas, d), now)
+	a := r.scaleAhead(ctx, sa, obs, in, d)
+	final := pause(sa, sc.Spec.Replicas, a.decision)
+	current := sc.Spec.Replicas // apply writes the new replicas into sc
+	if err := r.apply(ctx, sa, gr, sc, final, now); err != nil {
+		return err
+	}
+	if a.scaledOutAhead && !r.DryRun && final.DesiredReplicas == a.decision.DesiredReplicas && final.DesiredReplicas > current {
+		r.event(sa, EventScaledOutAhead, "Scale", "%s", rescaleMessage(current, final.DesiredReplicas, final.Reason))
+	}
+	return nil
 }
 
 // pause applies the pause annotation to a decision: the target goes to the paused replicas;
@@ -181,23 +194,26 @@ func pause(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32, d recommend
 		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, seedmanagementv1alpha1.AnnotationPausedReplicas)))
 }
 
-// decide observes the target's seeds and metrics and decides. With an unusable selector
-// nothing can be observed: the replicas hold and ScalingActive says why.
-func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, now time.Time) (recommend.Decision, error) {
+// decide observes the target's seeds and metrics and decides, and returns what it observed
+// and decided on. With an unusable selector nothing can be observed: the replicas hold and
+// ScalingActive says why.
+func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, now time.Time) (recommend.Decision, *observation, recommend.Input, error) {
 	selector, err := labels.Parse(sc.Status.Selector)
 	if err != nil || selector.Empty() {
 		msg := fmt.Sprintf("the target's scale has no usable status.selector (%q), so the seeds of the target cannot be found and the replicas hold: the target's controller must publish a selector of its seeds", sc.Status.Selector)
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		in := buildInput(sa, &observation{current: sc.Spec.Replicas}, now, r.MetricMaxAge)
-		return recommend.Hold(in, controllerutils.False(recommend.ReasonInvalidSelector, msg)), nil
+		obs := &observation{current: sc.Spec.Replicas}
+		in := buildInput(sa, obs, now, r.MetricMaxAge)
+		return recommend.Hold(in, controllerutils.False(recommend.ReasonInvalidSelector, msg)), obs, in, nil
 	}
 	obs, err := r.observe(ctx, sa, sc, selector)
 	if err != nil {
-		return recommend.Decision{}, err
+		return recommend.Decision{}, nil, recommend.Input{}, err
 	}
-	return recommend.Decide(buildInput(sa, obs, now, r.MetricMaxAge)), nil
+	in := buildInput(sa, obs, now, r.MetricMaxAge)
+	return recommend.Decide(in), obs, in, nil
 }
 
 // apply scales the target to the decision and puts the decision into status, also when the

@@ -21,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
+	emv1beta1 "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	externalmetrics "k8s.io/metrics/pkg/client/external_metrics"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,10 +62,64 @@ type fakeMetrics struct {
 	usage   map[string]map[string]float64 // resource → seed → value
 	pending map[string]float64            // set name → pending shoots
 	down    bool
+	// forecasts are the external forecast metrics: metric → set name → value.
+	forecasts map[string]map[string]float64
+	// forecastSelectors are the label selectors of the forecast requests, newest last.
+	forecastSelectors []string
 }
 
 func newFakeMetrics(clock *clocktesting.FakeClock) *fakeMetrics {
-	return &fakeMetrics{clock: clock, usage: map[string]map[string]float64{}, pending: map[string]float64{}}
+	return &fakeMetrics{clock: clock, usage: map[string]map[string]float64{}, pending: map[string]float64{}, forecasts: map[string]map[string]float64{}}
+}
+
+// setForecast serves the forecast metric of a set with the given value.
+func (f *fakeMetrics) setForecast(metric, set string, v float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.forecasts[metric] == nil {
+		f.forecasts[metric] = map[string]float64{}
+	}
+	f.forecasts[metric][set] = v
+}
+
+// lastForecastSelector is the label selector of the latest forecast request.
+func (f *fakeMetrics) lastForecastSelector() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.forecastSelectors) == 0 {
+		return ""
+	}
+	return f.forecastSelectors[len(f.forecastSelectors)-1]
+}
+
+// fakeExternal is the external metrics API of fakeMetrics: the forecasts, by the set a
+// request's managedseedset label names.
+type fakeExternal struct{ f *fakeMetrics }
+
+func (e fakeExternal) NamespacedMetrics(ns string) externalmetrics.MetricsInterface {
+	return fakeExternalScope{f: e.f, namespace: ns}
+}
+
+type fakeExternalScope struct {
+	f         *fakeMetrics
+	namespace string
+}
+
+func (s fakeExternalScope) List(metric string, selector labels.Selector) (*emv1beta1.ExternalMetricValueList, error) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	s.f.forecastSelectors = append(s.f.forecastSelectors, selector.String())
+	set, _ := selector.RequiresExactMatch("managedseedset")
+	v, ok := s.f.forecasts[metric][set]
+	if !ok {
+		return nil, fmt.Errorf("the server could not find the metric %s for %s", metric, selector)
+	}
+	return &emv1beta1.ExternalMetricValueList{Items: []emv1beta1.ExternalMetricValue{{
+		MetricName:   metric,
+		MetricLabels: map[string]string{"namespace": s.namespace, "managedseedset": set},
+		Timestamp:    metav1.NewTime(s.f.clock.Now()),
+		Value:        *resource.NewMilliQuantity(int64(v*1000), resource.DecimalSI),
+	}}}, nil
 }
 
 func (f *fakeMetrics) setUsage(res, seed string, v float64) {
@@ -267,7 +323,7 @@ func (f *fixture) startWith(customize func(manager.Manager, *autoscaler.Reconcil
 	instruments, err := autoscaler.NewInstruments(prometheus.NewRegistry())
 	require.NoError(f.t, err)
 	r := &autoscaler.Reconciler{
-		Metrics: f.metrics, Clock: f.clock, SyncPeriod: 100 * time.Millisecond, Instruments: instruments,
+		Metrics: f.metrics, ExternalMetrics: fakeExternal{f.metrics}, Clock: f.clock, SyncPeriod: 100 * time.Millisecond, Instruments: instruments,
 	}
 	customize(mgr, r)
 	ctx, cancel := context.WithCancel(f.ctx)

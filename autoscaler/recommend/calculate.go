@@ -39,6 +39,9 @@ func (t Target) perSeed(allocatable float64) float64 {
 	return allocatable * float64(t.UtilizationPercent) / 100
 }
 
+// PerSeed is the usage a seed with the given allocatable has at the target.
+func (t Target) PerSeed(allocatable float64) float64 { return t.perSeed(allocatable) }
+
 // usageWhenMissing is what a seed without a metric counts as on a scale-in: full, or the
 // target when the target is above 100% (HPA's rule for missing pods).
 func (t Target) usageWhenMissing(allocatable float64) float64 {

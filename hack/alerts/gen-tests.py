@@ -303,6 +303,24 @@ case("an occasional conflict, and a gardenlet's managedseed controller failing, 
      reconciles("seed-controller", "managedseed", "0+5x40", "0x40", job="gardenlet"),
      [at("30m", "ControllerReconcileErrors")])
 
+# --- Recording rules ---------------------------------------------------------------------
+
+DEMAND = "managedseedset:seedscaler_demand_shoots:sum"
+demand = lambda ns, set_, value: {"labels": '%s{managedseedset="%s",namespace="%s"}' % (DEMAND, set_, ns), "value": value}
+tests.append({"name": "a set's demand is the shoots on its seeds plus its pending shoots, once with two replicas",
+              "interval": "1m",
+              "input_series": info("gcp-ew1-0", "gcp", "europe-west1", managedseedset="demo") +
+                              info("gcp-ew1-1", "gcp", "europe-west1", managedseedset="demo") +
+                              info("soil", "gcp", "europe-west1") +
+                              exporter("garden_seed_usage", {"name": "gcp-ew1-0", "resource": "shoots"}, "30x30") +
+                              exporter("garden_seed_usage", {"name": "gcp-ew1-1", "resource": "shoots"}, "12x30") +
+                              exporter("garden_seed_usage", {"name": "soil", "resource": "shoots"}, "99x30") +
+                              leader("scheduler", "seedscaler_scheduler_pending_shoots", {"namespace": "garden", "managedseedset": "demo"}, "5x30") +
+                              leader("scheduler", "seedscaler_scheduler_pending_shoots", {"namespace": "garden", "managedseedset": "new"}, "3x30"),
+              "alert_rule_test": [],
+              "promql_expr_test": [{"expr": DEMAND, "eval_time": "10m",
+                                    "exp_samples": [demand("garden", "demo", 47), demand("garden", "new", 3)]}]})
+
 missing = set(rules) - {c["alertname"] for t in tests for c in t["alert_rule_test"] if c["exp_alerts"]}
 if missing:
     sys.exit("alerts without a firing test: %s" % sorted(missing))

@@ -17,6 +17,9 @@ const (
 	// SeedAutoscalerScaledToZero is True while the autoscaler itself took the target to zero,
 	// which tells it apart from a zero set by a human.
 	SeedAutoscalerScaledToZero = "ScaledToZero"
+	// SeedAutoscalerScaleAheadActive says whether spec.scaleAhead's forecasts are in use:
+	// False with ForecastInaccurate while the accuracy check holds every forecast off.
+	SeedAutoscalerScaleAheadActive = "ScaleAheadActive"
 )
 
 // AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
@@ -37,6 +40,7 @@ const AnnotationPausedReplicas = "seedmanagement.gardener.cloud/paused-replicas"
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredReplicas`,priority=1
 // +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingActive")].status`
 // +kubebuilder:printcolumn:name="Limited",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingLimited")].status`
+// +kubebuilder:printcolumn:name="Ahead",type=string,JSONPath=`.status.scaleAhead.reason`
 // +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.seedmanagement\.gardener\.cloud/paused-replicas`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
@@ -94,6 +98,93 @@ type SeedAutoscalerSpec struct {
 	// behavior configures scaling up and down separately, as in autoscaling/v2.
 	// +optional
 	Behavior *SeedAutoscalerBehavior `json:"behavior,omitempty,omitzero"`
+	// scaleAhead asks for seeds before the demand arrives, from forecasts of the demand
+	// over the lead time a new seed takes to accept shoots. The forecast only ever adds
+	// replicas to the reactive decision of spec.metrics; unset, the autoscaler is reactive.
+	// +optional
+	ScaleAhead *ScaleAhead `json:"scaleAhead,omitempty,omitzero"`
+}
+
+// ForecastType is a forecast of a set's demand (shoots on its seeds plus pending).
+// +kubebuilder:validation:Enum=Trend;Seasonal
+type ForecastType string
+
+const (
+	// TrendForecast continues the line through the demand of the last trend.windowSeconds
+	// over the lead time (Prometheus' predict_linear).
+	TrendForecast ForecastType = "Trend"
+	// SeasonalForecast is the largest demand one seasonal.periodSeconds ago over the lead
+	// time to come.
+	SeasonalForecast ForecastType = "Seasonal"
+)
+
+// ScaleAhead configures scaling ahead of the demand.
+// +kubebuilder:validation:XValidation:rule="!has(self.trend) || self.forecasts.exists(f, f == 'Trend')",message="spec.scaleAhead.trend configures a forecast that spec.scaleAhead.forecasts does not list: add Trend to forecasts or remove trend"
+// +kubebuilder:validation:XValidation:rule="!has(self.seasonal) || self.forecasts.exists(f, f == 'Seasonal')",message="spec.scaleAhead.seasonal configures a forecast that spec.scaleAhead.forecasts does not list: add Seasonal to forecasts or remove seasonal"
+type ScaleAhead struct {
+	// forecasts to scale ahead on: Trend, Seasonal, or both, and then the larger of the two
+	// counts. Each is listed once.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:XValidation:rule="self.all(f, self.filter(g, g == f).size() == 1)",message="spec.scaleAhead.forecasts lists a forecast twice: list Trend and Seasonal at most once each"
+	Forecasts []ForecastType `json:"forecasts,omitempty"`
+	// leadTimeSeconds is how far ahead the forecasts look, 60 to 21600: the time a new seed
+	// takes to accept shoots. Unset, the autoscaler measures it from its own scale-outs
+	// (a new ManagedSeed's creation until its Seed is ready, the largest of the recent
+	// ones) and uses 900 until it has measured one.
+	// +optional
+	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Maximum=21600
+	LeadTimeSeconds *int32 `json:"leadTimeSeconds,omitempty"`
+	// trend configures the Trend forecast.
+	// +optional
+	Trend *TrendForecastSpec `json:"trend,omitempty,omitzero"`
+	// seasonal configures the Seasonal forecast.
+	// +optional
+	Seasonal *SeasonalForecastSpec `json:"seasonal,omitempty,omitzero"`
+	// accuracy configures when a forecast that keeps missing the demand switches itself off.
+	// +optional
+	Accuracy *ForecastAccuracySpec `json:"accuracy,omitempty,omitzero"`
+}
+
+// TrendForecastSpec configures the Trend forecast.
+// +kubebuilder:validation:MinProperties=1
+type TrendForecastSpec struct {
+	// windowSeconds is the span of demand the line is fitted through, 300 to 86400;
+	// 1800 when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=300
+	// +kubebuilder:validation:Maximum=86400
+	WindowSeconds *int32 `json:"windowSeconds,omitempty"`
+}
+
+// SeasonalForecastSpec configures the Seasonal forecast.
+// +kubebuilder:validation:MinProperties=1
+type SeasonalForecastSpec struct {
+	// periodSeconds is how far back the same time of the cycle lies: 86400 (a day) or
+	// 604800 (a week, where Prometheus keeps a week of history); 86400 when unset.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == 86400 || self == 604800",message="spec.scaleAhead.seasonal.periodSeconds must be 86400 (a day) or 604800 (a week)"
+	PeriodSeconds *int32 `json:"periodSeconds,omitempty"`
+}
+
+// ForecastAccuracySpec configures the accuracy check of the forecasts.
+// +kubebuilder:validation:MinProperties=1
+type ForecastAccuracySpec struct {
+	// thresholdPercent is the error, relative to the demand (at least one seed at the
+	// target), beyond which a forecast is off target, 1 to 1000; 50 when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	ThresholdPercent *int32 `json:"thresholdPercent,omitempty"`
+	// windowSeconds is how long a forecast may be off target before it switches off, and
+	// how long it must be on target again to switch back on, 60 to 86400; 3600 when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Maximum=86400
+	WindowSeconds *int32 `json:"windowSeconds,omitempty"`
 }
 
 // CrossVersionObjectReference refers to the object to scale: a ManagedSeedSet, or any kind
@@ -330,6 +421,123 @@ type SeedAutoscalerStatus struct {
 	// +listMapKey=metric
 	// +kubebuilder:validation:MaxItems=8
 	MetricFailures []MetricFailure `json:"metricFailures,omitempty"`
+	// scaleAhead is what the forecasts of spec.scaleAhead said at the last evaluation, and
+	// the state their accuracy and stabilization are judged by across restarts.
+	// +optional
+	ScaleAhead *ScaleAheadStatus `json:"scaleAhead,omitempty"`
+}
+
+// LeadTimeSource says where the lead time in use comes from.
+// +kubebuilder:validation:Enum=Spec;Measured;Default
+type LeadTimeSource string
+
+const (
+	// LeadTimeFromSpec means the lead time is spec.scaleAhead.leadTimeSeconds.
+	LeadTimeFromSpec LeadTimeSource = "Spec"
+	// LeadTimeMeasured means the lead time is the largest of the provisioning times measured recently.
+	LeadTimeMeasured LeadTimeSource = "Measured"
+	// LeadTimeDefault means nothing was measured yet, so the lead time is 900 seconds.
+	LeadTimeDefault LeadTimeSource = "Default"
+)
+
+// ScaleAheadReason says what became of the forecast in the last decision, or why it was
+// not used.
+// +kubebuilder:validation:Enum=ScaledOutAhead;HeldScaleIn;ReactiveWins;ForecastMissing;ForecastNotFinite;ForecastNegative;ForecastAbsurd;SeedSizeUnknown;ForecastInaccurate
+type ScaleAheadReason string
+
+// ScaleAheadStatus is the state of scaling ahead.
+type ScaleAheadStatus struct {
+	// leadTimeSeconds is the lead time in use.
+	// +optional
+	LeadTimeSeconds int32 `json:"leadTimeSeconds,omitempty"`
+	// leadTimeSource says where leadTimeSeconds comes from: Spec, Measured or Default.
+	// +optional
+	LeadTimeSource LeadTimeSource `json:"leadTimeSource,omitempty"`
+	// provisioningTimes are the recent measured times from a new replica's ManagedSeed to
+	// its ready Seed, newest last.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	ProvisioningTimes []ProvisioningTime `json:"provisioningTimes,omitempty"`
+	// demand is the demand now: shoots on the target's seeds plus pending; unset when
+	// unknown.
+	// +optional
+	Demand *resource.Quantity `json:"demand,omitempty"`
+	// forecasts are each forecast's value and accuracy.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=2
+	Forecasts []ForecastStatus `json:"forecasts,omitempty"`
+	// forecastReplicas are the replicas the forecast asked for after its stabilization
+	// window and the scale-up policies; unset when it was not used.
+	// +optional
+	ForecastReplicas *int32 `json:"forecastReplicas,omitempty"`
+	// reason is what became of the forecast: ScaledOutAhead, HeldScaleIn, ReactiveWins, or
+	// why it was not used (ForecastMissing, ForecastNotFinite, ForecastNegative,
+	// ForecastAbsurd, SeedSizeUnknown, ForecastInaccurate).
+	// +optional
+	Reason ScaleAheadReason `json:"reason,omitempty"`
+	// message says why, in a sentence.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+	// recommendations of the forecast's own stabilization windows.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=512
+	Recommendations []TimestampedRecommendation `json:"recommendations,omitempty"`
+}
+
+// ProvisioningTime is how long one new replica took to accept shoots.
+type ProvisioningTime struct {
+	// managedSeed names the replica.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	ManagedSeed string `json:"managedSeed"`
+	// seconds from the ManagedSeed's creation until its Seed was ready.
+	// +required
+	Seconds int32 `json:"seconds"`
+	// readyTime is when the Seed became ready.
+	// +required
+	ReadyTime metav1.Time `json:"readyTime"`
+}
+
+// ForecastStatus is one forecast's value and the state of its accuracy check.
+type ForecastStatus struct {
+	// type of the forecast.
+	// +required
+	Type ForecastType `json:"type"`
+	// demand is the forecast demand at the lead time, in shoots; unset when the forecast
+	// could not be read.
+	// +optional
+	Demand *resource.Quantity `json:"demand,omitempty"`
+	// message says why the forecast could not be read, or how accurate it has been.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+	// inaccurate is true while the accuracy check holds the forecast off.
+	// +optional
+	Inaccurate bool `json:"inaccurate,omitempty"`
+	// streakStartTime is when the forecast began to miss the demand (while it is on) or to
+	// meet it again (while it is off); unset without such a streak.
+	// +optional
+	StreakStartTime *metav1.Time `json:"streakStartTime,omitempty"`
+	// predictions are the recent forecasts not yet judged, each for the time it predicts.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Predictions []ForecastPrediction `json:"predictions,omitempty"`
+}
+
+// ForecastPrediction is a forecast of the demand at a future time.
+type ForecastPrediction struct {
+	// time the forecast is for.
+	// +required
+	Time metav1.Time `json:"time"`
+	// demand forecast for that time, in shoots.
+	// +required
+	Demand resource.Quantity `json:"demand"`
 }
 
 // MetricStatus is the last value of one metric.

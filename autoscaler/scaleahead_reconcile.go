@@ -1,0 +1,211 @@
+package autoscaler
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/autoscaler/forecast"
+	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
+)
+
+// Reasons of the ScaleAheadActive condition and the scale-ahead events.
+const (
+	ReasonForecastsInUse     controllerutils.Reason = "ForecastsInUse"
+	ReasonForecastInaccurate controllerutils.Reason = controllerutils.Reason(forecast.ReasonInaccurate)
+
+	// EventScaledOutAhead: the forecast drove a scale-out ahead of the reactive decision.
+	EventScaledOutAhead = controllerutils.Normal(forecast.ReasonScaledOutAhead)
+	// EventForecastSwitchedOff: a forecast missed the demand for the accuracy window and
+	// is no longer used.
+	EventForecastSwitchedOff = controllerutils.Warning("ForecastSwitchedOff")
+	// EventForecastSwitchedOn: a forecast switched off met the demand for the accuracy
+	// window and is used again.
+	EventForecastSwitchedOn = controllerutils.Normal("ForecastSwitchedOn")
+)
+
+// The external metrics API authorizes a metric as a resource of its own: exactly the two
+// forecasts, no wildcard.
+// +kubebuilder:rbac:groups=external.metrics.k8s.io,resources=seedscaler_managedseedset_demand_trend;seedscaler_managedseedset_demand_seasonal,verbs=get;list
+
+// ahead is what scale-ahead made of a decision.
+type ahead struct {
+	decision recommend.Decision
+	// scaledOutAhead is true when the forecast raised the decision above the current replicas.
+	scaledOutAhead bool
+}
+
+// scaleAhead folds spec.scaleAhead's forecasts into the reactive decision and writes
+// status.scaleAhead and the ScaleAheadActive condition. A forecast that cannot be read or
+// used leaves the decision as it is and says why in status.
+func (r *Reconciler) scaleAhead(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision) ahead {
+	if sa.Spec.ScaleAhead == nil {
+		sa.Status.ScaleAhead = nil
+		meta.RemoveStatusCondition(&sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive)
+		return ahead{decision: d}
+	}
+	cfg := scaleAheadConfigOf(sa.Spec.ScaleAhead)
+	prev := sa.Status.ScaleAhead
+	st := &seedmanagementv1alpha1.ScaleAheadStatus{}
+	if prev != nil {
+		st.ProvisioningTimes = prev.ProvisioningTimes
+	}
+	st.ProvisioningTimes = measureProvisioning(sa, obs, st.ProvisioningTimes)
+	lead, source := leadTime(cfg, st.ProvisioningTimes)
+	st.LeadTimeSeconds, st.LeadTimeSource = int32(lead/time.Second), source
+
+	demand, perSeed := demandNow(in.Demand), perSeedAtTarget(in.Demand)
+	st.Demand = optionalQuantity(demand)
+	cfg.accuracy.Floor = perSeed
+	values, allOff := r.forecasts(ctx, sa, obs, cfg, lead, demand, prev, st)
+
+	res := forecast.Combine(forecast.Input{
+		Now: in.Now, CurrentReplicas: in.CurrentReplicas, MaxReplicas: in.MaxReplicas,
+		Behavior: in.Behavior, ScaleEvents: in.ScaleEvents, Reactive: d.DesiredReplicas,
+		Demand: demand, Forecast: forecast.Max(values...), PerSeedAtTarget: perSeed,
+		Disabled: allOff, History: recommendationsOf(prev),
+	})
+	r.writeScaleAhead(sa, st, res, allOff, lead, source)
+	if res.Desired == d.DesiredReplicas {
+		return ahead{decision: d}
+	}
+	logf.FromContext(ctx).V(1).Info("Scale-ahead changed the decision", "reactive", d.DesiredReplicas, "desired", res.Desired, "reason", res.Reason)
+	d.DesiredReplicas, d.Reason = res.Desired, res.Message
+	return ahead{decision: d, scaledOutAhead: res.Reason == forecast.ReasonScaledOutAhead}
+}
+
+// forecasts reads each forecast of the spec, judges its accuracy, records its prediction
+// and returns the values of those switched on, and whether every forecast is switched off.
+func (r *Reconciler) forecasts(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, cfg scaleAheadConfig, lead time.Duration, demand float64, prev, st *seedmanagementv1alpha1.ScaleAheadStatus) ([]forecast.Value, bool) {
+	now := r.Clock.Now()
+	var values []forecast.Value
+	allOff := true
+	for _, t := range cfg.forecasts {
+		fs := forecastStatusOf(prev, t)
+		wasOff := fs.Inaccurate
+		fs, accuracy := judge(fs, cfg.accuracy, now, demand)
+		v, problem := r.readForecast(ctx, sa, obs, t, cfg, lead, now)
+		fs.Predictions = recordPrediction(fs.Predictions, now, lead, v)
+		fs.Demand, fs.Message = nil, firstNonEmpty(problem, accuracy, accuracyState(fs.Inaccurate))
+		if v.Known {
+			fs.Demand = optionalQuantity(v.Demand)
+		}
+		r.accuracyEvent(sa, t, wasOff, fs.Inaccurate, accuracy)
+		if !fs.Inaccurate {
+			allOff = false
+			values = append(values, v)
+		}
+		st.Forecasts = append(st.Forecasts, fs)
+	}
+	return values, allOff
+}
+
+// readForecast reads one forecast of the target's demand from the external metrics API;
+// without one it says why.
+func (r *Reconciler) readForecast(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, t seedmanagementv1alpha1.ForecastType, cfg scaleAheadConfig, lead time.Duration, now time.Time) (forecast.Value, string) {
+	if obs == nil || obs.set == nil {
+		return forecast.Value{}, "forecasts exist for a ManagedSeedSet's demand only, and the target is not one"
+	}
+	metric, selector := forecastQuery(sa.Spec.ScaleTargetRef.Name, t, cfg, lead)
+	list, err := r.ExternalMetrics.NamespacedMetrics(sa.Namespace).List(metric, selector)
+	if err != nil {
+		r.Instruments.fetchError(metric)
+		logf.FromContext(ctx).V(1).Info("Forecast unknown", "forecast", t, "error", err.Error())
+		return forecast.Value{}, fmt.Sprintf("fetching %s{%s} from the external metrics API: %v", metric, selector, err)
+	}
+	v := forecast.Value{}
+	for _, item := range list.Items {
+		if !fresh(sample{at: item.Timestamp.Time}, now, r.MetricMaxAge) {
+			continue
+		}
+		v = forecast.Max(v, forecast.Value{Demand: item.Value.AsApproximateFloat64(), Known: true})
+	}
+	if !v.Known {
+		return v, fmt.Sprintf("%s{%s} has no value newer than %s", metric, selector, r.MetricMaxAge)
+	}
+	return v, ""
+}
+
+// forecastQuery is the external metric of a forecast type and its selector: the set, and
+// the parameters of the forecast as reserved keys.
+func forecastQuery(set string, t seedmanagementv1alpha1.ForecastType, cfg scaleAheadConfig, lead time.Duration) (string, labels.Selector) {
+	params := labels.Set{"managedseedset": set, ParamLeadSeconds: strconv.Itoa(int(lead / time.Second))}
+	metric := MetricDemandTrend
+	if t == seedmanagementv1alpha1.SeasonalForecast {
+		metric = MetricDemandSeasonal
+		params[ParamPeriodSeconds] = strconv.Itoa(int(cfg.period / time.Second))
+	} else {
+		params[ParamWindowSeconds] = strconv.Itoa(int(cfg.trendWindow / time.Second))
+	}
+	return metric, labels.SelectorFromSet(params)
+}
+
+// accuracyEvent records the moment a forecast switches off or back on.
+func (r *Reconciler) accuracyEvent(sa *seedmanagementv1alpha1.SeedAutoscaler, t seedmanagementv1alpha1.ForecastType, wasOff, off bool, message string) {
+	switch {
+	case off && !wasOff:
+		r.event(sa, EventForecastSwitchedOff, "Forecast", "The %s forecast is switched off: %s", t, message)
+	case !off && wasOff:
+		r.event(sa, EventForecastSwitchedOn, "Forecast", "The %s forecast is switched on again: %s", t, message)
+	}
+}
+
+// writeScaleAhead puts the combination's outcome into status and the ScaleAheadActive
+// condition.
+func (r *Reconciler) writeScaleAhead(sa *seedmanagementv1alpha1.SeedAutoscaler, st *seedmanagementv1alpha1.ScaleAheadStatus, res forecast.Result, allOff bool, lead time.Duration, source seedmanagementv1alpha1.LeadTimeSource) {
+	st.Reason = seedmanagementv1alpha1.ScaleAheadReason(res.Reason)
+	st.Message = truncate(fmt.Sprintf("%s (lead time %s, %s)", res.Message, lead, source), 1024)
+	st.ForecastReplicas = nil
+	if res.Forecast >= 0 {
+		st.ForecastReplicas = &res.Forecast
+	}
+	st.Recommendations = recommendationsStatus(res.History)
+	sa.Status.ScaleAhead = st
+	active := controllerutils.True(ReasonForecastsInUse, fmt.Sprintf("the forecasts %v are in use, %s ahead", sa.Spec.ScaleAhead.Forecasts, lead))
+	if allOff {
+		active = controllerutils.False(ReasonForecastInaccurate, "every forecast missed the demand for longer than the accuracy window and is switched off until it meets the demand again; the autoscaler decides reactively meanwhile")
+	}
+	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive, active)
+}
+
+func recommendationsOf(st *seedmanagementv1alpha1.ScaleAheadStatus) []recommend.Recommendation {
+	if st == nil {
+		return nil
+	}
+	out := make([]recommend.Recommendation, 0, len(st.Recommendations))
+	for _, rec := range st.Recommendations {
+		out = append(out, recommend.Recommendation{At: rec.Timestamp.Time, Replicas: rec.Replicas})
+	}
+	return out
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// accuracyState says whether a forecast is in use between two judgements.
+func accuracyState(off bool) string {
+	if off {
+		return "switched off for missing the demand until it meets it for the accuracy window"
+	}
+	return "in use; judged against the demand as each prediction comes due"
+}
