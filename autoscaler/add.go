@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
@@ -27,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
 )
@@ -130,7 +134,48 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		Watches(&seedmanagementv1alpha1.ManagedSeedSet{},
 			handler.EnqueueRequestsFromMapFunc(r.MapSetToAutoscalers),
 			builder.WithPredicates(TargetChanged())).
+		// A seed that joins, leaves or turns ready or not changes the capacity a decision
+		// counts; its heartbeats and usage updates pass by.
+		Watches(&gardencorev1beta1.Seed{},
+			handler.EnqueueRequestsFromMapFunc(r.MapSeedToAutoscalers),
+			builder.WithPredicates(SeedCapacityChanged())).
 		Complete(rec)
+}
+
+// SeedCapacityChanged lets through what changes the capacity of a set: a seed created or
+// deleted, and updates of its labels (which set selects it), its GardenletReady status,
+// its allocatable or the start of its deletion.
+func SeedCapacityChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*gardencorev1beta1.Seed)
+		n, ok2 := e.ObjectNew.(*gardencorev1beta1.Seed)
+		if !ok1 || !ok2 {
+			return false
+		}
+		return !maps.Equal(o.Labels, n.Labels) || seedIsReady(o) != seedIsReady(n) ||
+			!equality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) ||
+			(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
+	}}
+}
+
+// MapSeedToAutoscalers maps a Seed to the SeedAutoscalers of every ManagedSeedSet whose
+// selector (status.selector, as its scale subresource publishes it) picks the seed. Sets
+// are few, and read from the cache.
+func (r *Reconciler) MapSeedToAutoscalers(ctx context.Context, obj client.Object) []reconcile.Request {
+	sets := &seedmanagementv1alpha1.ManagedSeedSetList{}
+	if err := r.Client.List(ctx, sets); err != nil {
+		logf.FromContext(ctx).Error(err, "Listing the ManagedSeedSets for a Seed failed", "seed", klog.KObj(obj))
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range sets.Items {
+		selector, err := labels.Parse(sets.Items[i].Status.Selector)
+		if err != nil || selector.Empty() || !selector.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		out = append(out, r.MapSetToAutoscalers(ctx, &sets.Items[i])...)
+	}
+	return out
 }
 
 // TargetChanged lets through the changes of a target that can change a decision: its spec

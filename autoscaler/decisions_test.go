@@ -157,12 +157,8 @@ func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
 	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
 
 	// Registered and Ready this very moment, not scraped yet.
-	f.addReplica(set, replicaName(f.name, 0), 0, false)
-	f.metrics.dropUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 0))
-	seed := &gardencorev1beta1.Seed{}
-	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Name: replicaName(f.name, 0)}, seed))
-	seed.Status.Conditions[0].LastTransitionTime = metav1.NewTime(f.clock.Now())
-	require.NoError(t, env.Client.Status().Update(f.ctx, seed))
+	f.addManagedSeed(set, replicaName(f.name, 0), false)
+	f.createSeed(replicaName(f.name, 0), f.clock.Now(), "foo", "bar", "set", f.name)
 	f.clock.Step(15 * time.Second)
 	f.waitForEvaluation()
 	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)

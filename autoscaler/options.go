@@ -21,11 +21,13 @@ type Options struct {
 	MetricMaxAge time.Duration
 	// DryRun records recommendations but never scales a target.
 	DryRun bool
+	// ReactToSamples evaluates a SeedAutoscaler as soon as its next sample can be visible.
+	ReactToSamples bool
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{SyncPeriod: DefaultSyncPeriod, MetricMaxAge: DefaultMetricMaxAge}
+	return &Options{SyncPeriod: DefaultSyncPeriod, MetricMaxAge: DefaultMetricMaxAge, ReactToSamples: true}
 }
 
 // AddFlags registers the autoscaler's flags: /metrics on :8090, probes on :8091.
@@ -33,7 +35,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Options.AddFlags(fs, 8090, 8091)
 	o.Replicas.AddFlags(fs)
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod,
-		"How often every SeedAutoscaler is evaluated; changes of an autoscaler or its target are evaluated at once as well.")
+		"The longest a SeedAutoscaler goes unevaluated. Changes of an autoscaler, its target or the readiness of its seeds are evaluated at once, and with --react-to-samples each new metric sample as soon as it can be read.")
+	fs.BoolVar(&o.ReactToSamples, "react-to-samples", o.ReactToSamples,
+		"Evaluate each SeedAutoscaler again as soon as its next metric sample can be read (learned from the samples' times), not only every --sync-period.")
 	fs.DurationVar(&o.MetricMaxAge, "metric-max-age", o.MetricMaxAge,
 		"How old a metric sample may be and still count; older samples count as missing.")
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun,

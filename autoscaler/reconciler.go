@@ -103,6 +103,11 @@ type Reconciler struct {
 	// Replicas says how replicas of this controller share objects: nil or leader-election
 	// mode reconciles every object here; object-locks mode locks each one (internal/objectlock).
 	Replicas *objectlock.Replicas
+	// ReactToSamples evaluates each SeedAutoscaler again as soon as its next metric sample
+	// can be visible (cadence.go) rather than only every SyncPeriod.
+	ReactToSamples bool
+
+	cadences cadences
 }
 
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=seedautoscalers,verbs=get;list;watch
@@ -125,6 +130,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 
 	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
 	if err := r.Reader.Get(ctx, req.NamespacedName, sa); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.cadences.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !sa.DeletionTimestamp.IsZero() {
@@ -142,14 +150,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 		}
 	}()
 
-	if err := r.reconcileNormal(ctx, sa); err != nil {
+	newest, err := r.reconcileNormal(ctx, sa)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{RequeueAfter: r.SyncPeriod}, nil
+	if !r.ReactToSamples {
+		return reconcile.Result{RequeueAfter: r.SyncPeriod}, nil
+	}
+	return reconcile.Result{RequeueAfter: r.cadences.next(req.NamespacedName, newest, r.Clock.Now(), r.SyncPeriod)}, nil
 }
 
-// reconcileNormal is the story of one evaluation; it leaves the new status in sa.
-func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) error {
+// reconcileNormal is the story of one evaluation; it leaves the new status in sa and
+// returns the time of the newest sample it read from each source (cadence.go).
+func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) (map[string]time.Time, error) {
 	now := r.Clock.Now()
 	sa.Status.Reference = sa.Spec.ScaleTargetRef.Kind + "/" + sa.Spec.ScaleTargetRef.Name
 	gr, sc, err := r.getScale(ctx, sa)
@@ -157,24 +170,24 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 		reason, message := scaleTargetProblem(ctx, r.Reader, sa, err)
 		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, controllerutils.False(reason, message))
 		r.event(sa, EventFailedGetScale, "GetScale", "%s", message)
-		return err
+		return nil, err
 	}
 	sa.Status.CurrentReplicas = sc.Spec.Replicas
 
 	d, obs, in, err := r.decide(ctx, sa, sc, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a := r.scaleAhead(ctx, sa, obs, in, d)
 	final := pause(sa, sc.Spec.Replicas, a.decision)
 	current := sc.Spec.Replicas // apply writes the new replicas into sc
 	if err := r.apply(ctx, sa, gr, sc, final, now); err != nil {
-		return err
+		return nil, err
 	}
 	if a.scaledOutAhead && !r.DryRun && final.DesiredReplicas == a.decision.DesiredReplicas && final.DesiredReplicas > current {
 		r.event(sa, EventScaledOutAhead, "Scale", "%s", rescaleMessage(current, final.DesiredReplicas, final.Reason))
 	}
-	return nil
+	return obs.newestSamples(), nil
 }
 
 // pause applies the pause annotation to a decision: the target goes to the paused replicas;

@@ -18,7 +18,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{SyncPeriod: o.SyncPeriod, MetricMaxAge: o.MetricMaxAge, DryRun: o.DryRun, Replicas: &o.Replicas}
+	r := &Reconciler{SyncPeriod: o.SyncPeriod, MetricMaxAge: o.MetricMaxAge, DryRun: o.DryRun, Replicas: &o.Replicas, ReactToSamples: o.ReactToSamples}
 	if err := r.AddToManager(ctx, mgr); err != nil {
 		return fmt.Errorf("adding the SeedAutoscaler controller: %w", err)
 	}

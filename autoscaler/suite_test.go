@@ -249,6 +249,13 @@ func (f *fixture) createSet(replicas int32, annotations map[string]string) *seed
 // and the given usage in the metrics.
 func (f *fixture) addReplica(set *seedmanagementv1alpha1.ManagedSeedSet, name string, shoots float64, protected bool) {
 	f.t.Helper()
+	f.addManagedSeed(set, name, protected)
+	f.addSeed(name, shoots, "foo", "bar", "set", f.name)
+}
+
+// addManagedSeed creates a replica's ManagedSeed from the set's template.
+func (f *fixture) addManagedSeed(set *seedmanagementv1alpha1.ManagedSeedSet, name string, protected bool) {
+	f.t.Helper()
 	ms := &seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{
 		Name: name, Namespace: f.ns, Labels: set.Spec.Template.Labels,
 	}}
@@ -258,24 +265,28 @@ func (f *fixture) addReplica(set *seedmanagementv1alpha1.ManagedSeedSet, name st
 	ms.Spec = *set.Spec.Template.Spec.DeepCopy()
 	ms.Spec.Shoot = &seedmanagementv1alpha1.Shoot{Name: name}
 	require.NoError(f.t, env.Client.Create(f.ctx, ms))
-
-	f.addSeed(name, shoots, "foo", "bar", "set", f.name)
 }
 
-// addSeed creates a ready Seed with the given labels and 100 allocatable shoots, and the
-// given usage in the metrics.
+// addSeed creates a Seed ready for an hour of the test's clock, long past bootstrapping,
+// with the given labels and 100 allocatable shoots, and the given usage in the metrics.
 func (f *fixture) addSeed(name string, shoots float64, labels ...string) {
 	f.t.Helper()
+	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, name, shoots)
+	f.createSeed(name, f.clock.Now().Add(-time.Hour), labels...)
+}
+
+// createSeed creates a Seed ready since readySince, with the given labels and 100
+// allocatable shoots.
+func (f *fixture) createSeed(name string, readySince time.Time, labels ...string) {
+	f.t.Helper()
 	seed := builders.MakeSeed(name).Labels(labels...).Allocatable(100).Ready().Obj()
-	// Ready for an hour of the test's clock: long past bootstrapping.
 	for i := range seed.Status.Conditions {
-		seed.Status.Conditions[i].LastTransitionTime = metav1.NewTime(f.clock.Now().Add(-time.Hour))
+		seed.Status.Conditions[i].LastTransitionTime = metav1.NewTime(readySince)
 	}
 	status := seed.Status
 	require.NoError(f.t, env.Client.Create(f.ctx, seed))
 	seed.Status = status
 	require.NoError(f.t, env.Client.Status().Update(f.ctx, seed))
-	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, name, shoots)
 }
 
 // createAutoscaler creates a SeedAutoscaler for the set on shoots utilization.

@@ -19,17 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
-
-// freeAddress is a loopback address nothing listens on.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
 
 func get(url string) (int, string, error) {
 	resp, err := http.Get(url)
@@ -52,7 +43,7 @@ func TestRunServesMetricsFromTheFlagsUntilStopped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(path, kubeconfig, 0o600))
 
-	metrics, health := freeAddress(t), freeAddress(t)
+	metrics, health := testenv.FreeLoopbackAddr(t), testenv.FreeLoopbackAddr(t)
 	o := NewOptions()
 	fs := pflag.NewFlagSet("exporter", pflag.ContinueOnError)
 	o.AddFlags(fs)

@@ -4,7 +4,6 @@ package scheduler
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,13 +30,7 @@ func TestRunServesUntilStopped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(path, kubeconfig, 0o600))
 
-	free := func() string {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer func() { _ = l.Close() }()
-		return l.Addr().String()
-	}
-	metrics, health := free(), free()
+	metrics, health := testenv.FreeLoopbackAddr(t), testenv.FreeLoopbackAddr(t)
 	parse := func(args ...string) *Options {
 		o := NewOptions()
 		fs := pflag.NewFlagSet("scheduler", pflag.ContinueOnError)

@@ -93,115 +93,146 @@ func Pause(d Decision, replicas int32, active controllerutils.Outcome) Decision 
 // when nothing could be evaluated), the reason of the winner, and whether every input was
 // complete. It fills the metric values, failures and ScalingActive.
 func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
-	var (
-		current  = in.CurrentReplicas
-		best     = int32(-1)
-		reason   string
-		complete = true
-		problems []string
-		notes    []string
-		waiting  []string
-		tol      = in.Behavior.Tolerances()
-		fallback bool
-	)
-	propose := func(replicas int32, why string) {
-		if replicas > best {
-			best, reason = replicas, why
-		}
-	}
+	p := &proposals{in: in, d: d, best: -1, complete: true}
+	tol := in.Behavior.Tolerances()
 	for _, m := range in.Metrics {
-		v := MetricValue{Key: m.Key, Resource: m.Resource, Target: m.Target, Proposal: -1}
-		failure := m.FetchError
-		if failure == "" {
-			c, err := CalculateReplicas(current, m.Seeds, m.Target, tol)
-			var none *ErrNoMeasurableSeed
-			switch {
-			case err == nil:
-				v.Known, v.Value, v.AverageValue = true, c.Usage, c.Usage/float64(c.Measured)
-				if c.Allocatable > 0 {
-					v.UtilizationPercent = int32(c.Usage * 100 / c.Allocatable)
-				}
-				v.Proposal = c.Replicas
-				propose(c.Replicas, fmt.Sprintf("%s is %s of target %s", m.Key, v.current(), m.Target))
-				if c.Missing > 0 {
-					// HPA's rule, already in the calculation, is conservative enough to
-					// act on: holding every scale-in too would freeze the set for as long
-					// as one seed lacks a sample.
-					notes = append(notes, fmt.Sprintf("%s: %d of %d seeds have no fresh metric and count as full on a scale-in, as empty on a scale-out",
-						m.Key, c.Missing, c.Measured+c.Missing+c.Ignored))
-				}
-			case !errors.As(err, &none) || none.Missing > 0:
-				// Ready seeds and not one sample: the metrics path is failing.
-				failure = err.Error()
-			case current == 0:
-				// From zero there is nothing to measure; pending demand decides.
-				v.Known, v.Proposal = true, 0
-				propose(0, fmt.Sprintf("%s has no seeds to measure", m.Key))
-			default:
-				// Seeds not registered or not Ready yet are bootstrapping, not a failed
-				// fetch: hold the replicas (pending demand may still add some), and leave
-				// failureDurationSeconds alone.
-				v.Proposal = current
-				propose(current, fmt.Sprintf("%s: no seed of the target is ready yet", m.Key))
-				waiting = append(waiting, fmt.Sprintf("%s: %d of the target's %d replicas have a registered seed, none of them Ready",
-					m.Key, none.Ignored, current))
-			}
-		}
-		if failure != "" {
-			complete = false
-			since, ok := in.MetricFailures[m.Key]
-			if !ok {
-				since = in.Now
-			}
-			d.MetricFailures[m.Key] = since
-			problems = append(problems, fmt.Sprintf("%s: %s", m.Key, failure))
-			if m.Fallback != nil && in.Now.Sub(since) >= m.Fallback.FailureDuration {
-				fallback = true
-				v.Proposal = max(current, m.Fallback.Replicas)
-				propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, its fallback holds at least %d replicas",
-					m.Key, since.UTC().Format(time.RFC3339), m.Fallback.Replicas))
-			}
-		}
-		d.Metrics = append(d.Metrics, v)
+		d.Metrics = append(d.Metrics, p.fromMetric(m, tol))
 	}
+	p.fromPending()
+	p.setScalingActive()
+	return p.best, p.reason, p.complete
+}
 
-	dm := in.Demand
+// proposals gathers, for proposeFromMetrics, what each input proposes and what kept an
+// input from being evaluated.
+type proposals struct {
+	in Input
+	d  *Decision
+	// best is the largest proposal so far, -1 before the first; reason says why.
+	best   int32
+	reason string
+	// complete is false once an input could not be read.
+	complete bool
+	// problems are inputs that could not be read; notes qualify a proposal; waiting are
+	// metrics whose seeds are still bootstrapping.
+	problems, notes, waiting []string
+	// fallback is true once a metric's fallback applies.
+	fallback bool
+}
+
+func (p *proposals) propose(replicas int32, why string) {
+	if replicas > p.best {
+		p.best, p.reason = replicas, why
+	}
+}
+
+// fromMetric evaluates one metric: its proposal, or why it has none, and its fallback.
+func (p *proposals) fromMetric(m Metric, tol Tolerances) MetricValue {
+	current := p.in.CurrentReplicas
+	v := MetricValue{Key: m.Key, Resource: m.Resource, Target: m.Target, Proposal: -1}
+	failure := m.FetchError
+	if failure == "" {
+		c, err := CalculateReplicas(current, m.Seeds, m.Target, tol)
+		var none *ErrNoMeasurableSeed
+		switch {
+		case err == nil:
+			v.Known, v.Value, v.AverageValue = true, c.Usage, c.Usage/float64(c.Measured)
+			if c.Allocatable > 0 {
+				v.UtilizationPercent = int32(c.Usage * 100 / c.Allocatable)
+			}
+			v.Proposal = c.Replicas
+			p.propose(c.Replicas, fmt.Sprintf("%s is %s of target %s", m.Key, v.current(), m.Target))
+			if c.Missing > 0 {
+				// HPA's rule, already in the calculation, is conservative enough to act
+				// on: holding every scale-in too would freeze the set for as long as one
+				// seed lacks a sample.
+				p.notes = append(p.notes, fmt.Sprintf("%s: %d of %d seeds have no fresh metric and count as full on a scale-in, as empty on a scale-out",
+					m.Key, c.Missing, c.Measured+c.Missing+c.Ignored))
+			}
+		case !errors.As(err, &none) || none.Missing > 0:
+			// Ready seeds and not one sample: the metrics path is failing.
+			failure = err.Error()
+		case current == 0:
+			// From zero there is nothing to measure; pending demand decides.
+			v.Known, v.Proposal = true, 0
+			p.propose(0, fmt.Sprintf("%s has no seeds to measure", m.Key))
+		default:
+			// Seeds not registered or not Ready yet are bootstrapping, not a failed fetch:
+			// hold the replicas (pending demand may still add some), and leave
+			// failureDurationSeconds alone.
+			v.Proposal = current
+			p.propose(current, fmt.Sprintf("%s: no seed of the target is ready yet", m.Key))
+			p.waiting = append(p.waiting, fmt.Sprintf("%s: %d of the target's %d replicas have a registered seed, none of them Ready",
+				m.Key, none.Ignored, current))
+		}
+	}
+	if failure != "" {
+		p.fail(m, failure, &v)
+	}
+	return v
+}
+
+// fail records that metric m could not be read, since when, and applies its fallback once
+// it has been unavailable for its failure duration.
+func (p *proposals) fail(m Metric, failure string, v *MetricValue) {
+	p.complete = false
+	since, ok := p.in.MetricFailures[m.Key]
+	if !ok {
+		since = p.in.Now
+	}
+	p.d.MetricFailures[m.Key] = since
+	p.problems = append(p.problems, fmt.Sprintf("%s: %s", m.Key, failure))
+	if m.Fallback != nil && p.in.Now.Sub(since) >= m.Fallback.FailureDuration {
+		p.fallback = true
+		v.Proposal = max(p.in.CurrentReplicas, m.Fallback.Replicas)
+		p.propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, its fallback holds at least %d replicas",
+			m.Key, since.UTC().Format(time.RFC3339), m.Fallback.Replicas))
+	}
+}
+
+// fromPending proposes the replicas pending demand needs.
+func (p *proposals) fromPending() {
+	dm, current := p.in.Demand, p.in.CurrentReplicas
 	switch {
 	case !dm.PendingKnown:
-		complete = false
-		problems = append(problems, "pending shoots: the pending-fit metric is missing or stale")
+		p.complete = false
+		p.problems = append(p.problems, "pending shoots: the pending-fit metric is missing or stale")
 	case dm.Pending > 0:
 		replicas, perSeed, ok := PendingReplicas(dm, current)
 		size := fmt.Sprintf("%g allocatable shoots per new seed at target %s", perSeed, dm.Target)
 		if !ok {
 			// Without a size for a new seed, pending demand can still start one.
 			size = "allocatable shoots per new seed unknown"
-			problems = append(problems, fmt.Sprintf("pending shoots: allocatable shoots per seed are unknown (%s), so %g pending shoots ask for 1 new replica at a time",
+			p.problems = append(p.problems, fmt.Sprintf("pending shoots: allocatable shoots per seed are unknown (%s), so %g pending shoots ask for 1 new replica at a time",
 				orDefault(dm.AllocatableSource, "no seed to measure, no capacity annotation, no template resources"), dm.Pending))
 		}
 		if added := replicas - current; added > 0 {
-			propose(replicas, fmt.Sprintf("%g pending shoots fit no seed of the target and need %d new replicas (%s)", dm.Pending, added, size))
+			p.propose(replicas, fmt.Sprintf("%g pending shoots fit no seed of the target and need %d new replicas (%s)", dm.Pending, added, size))
 		} else {
-			propose(replicas, fmt.Sprintf("%g pending shoots wait for the replicas that host no shoot yet (%s)", dm.Pending, size))
+			p.propose(replicas, fmt.Sprintf("%g pending shoots wait for the replicas that host no shoot yet (%s)", dm.Pending, size))
 		}
 	}
+}
 
+// setScalingActive says in ScalingActive what the proposals rest on.
+func (p *proposals) setScalingActive() {
+	d, dm := p.d, p.in.Demand
 	switch {
-	case len(problems) == 0 && len(waiting) > 0:
+	case len(p.problems) == 0 && len(p.waiting) > 0:
 		d.ScalingActive = controllerutils.True(ReasonWaitingForSeeds,
-			"no seed of the target is ready to measure yet, so the replicas hold and only pending shoots scale out: "+strings.Join(append(waiting, notes...), "; "))
-	case len(problems) == 0:
-		if len(notes) > 0 {
-			d.ScalingActive.Message += "; " + strings.Join(notes, "; ")
+			"no seed of the target is ready to measure yet, so the replicas hold and only pending shoots scale out: "+strings.Join(append(p.waiting, p.notes...), "; "))
+	case len(p.problems) == 0:
+		if len(p.notes) > 0 {
+			d.ScalingActive.Message += "; " + strings.Join(p.notes, "; ")
 		}
-	case fallback:
-		d.ScalingActive = controllerutils.False(ReasonFallbackActive, "metrics are unavailable, a fallback applies: "+strings.Join(problems, "; "))
-	case best < 0:
-		d.ScalingActive = controllerutils.False(ReasonFailedGetResourceMetric, "no metric could be evaluated: "+strings.Join(problems, "; "))
-	case !dm.PendingKnown && len(problems) == 1:
-		d.ScalingActive = controllerutils.False(ReasonFailedGetPendingMetric, "scaling in is held, scaling out only on what is known: "+problems[0])
+	case p.fallback:
+		d.ScalingActive = controllerutils.False(ReasonFallbackActive, "metrics are unavailable, a fallback applies: "+strings.Join(p.problems, "; "))
+	case p.best < 0:
+		d.ScalingActive = controllerutils.False(ReasonFailedGetResourceMetric, "no metric could be evaluated: "+strings.Join(p.problems, "; "))
+	case !dm.PendingKnown && len(p.problems) == 1:
+		d.ScalingActive = controllerutils.False(ReasonFailedGetPendingMetric, "scaling in is held, scaling out only on what is known: "+p.problems[0])
 	default:
-		d.ScalingActive = controllerutils.False(ReasonIncompleteMetrics, "scaling in is held, scaling out only on what is known: "+strings.Join(problems, "; "))
+		d.ScalingActive = controllerutils.False(ReasonIncompleteMetrics, "scaling in is held, scaling out only on what is known: "+strings.Join(p.problems, "; "))
 	}
 	if dm.InvalidCapacityAnnotation != "" {
 		// Scaling goes on with the capacity the set has without the annotation, as the
@@ -212,7 +243,6 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 			d.ScalingActive.Message += "; " + dm.InvalidCapacityAnnotation
 		}
 	}
-	return best, reason, complete
 }
 
 func orDefault(s, def string) string {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -21,14 +20,6 @@ import (
 
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
-
-func freeLoopback(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
-}
 
 // With --metrics-secure both ways of serving /metrics, a manager's and a part's own
 // handler (exporter, adapter), answer HTTPS only: no token is 401, a token the kube-apiserver
@@ -60,13 +51,13 @@ func TestSecureMetricsServeOnlyAuthorizedScrapers(t *testing.T) {
 	require.NoError(t, err)
 
 	// A manager's metrics server.
-	managerAddr := freeLoopback(t)
+	managerAddr := testenv.FreeLoopbackAddr(t)
 	o := &Options{MetricsBindAddress: managerAddr, MetricsSecure: true, HealthProbeBindAddress: "0"}
 	mgr, err := o.NewManager("metrics-test", env.Config, nil)
 	require.NoError(t, err)
 	go func() { _ = mgr.Start(ctx) }()
 	// A part's own handler.
-	ownAddr := freeLoopback(t)
+	ownAddr := testenv.FreeLoopbackAddr(t)
 	done, err := StartMetrics(ctx, env.Config, ownAddr, true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "garden_test 1\n")
 	}))

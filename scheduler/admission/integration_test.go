@@ -5,7 +5,6 @@ package admission
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -63,7 +62,7 @@ func startWebhook(t *testing.T, leaderElectionID string) *controller.Reconciler 
 	certDir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(certDir, "tls.crt"), serving.CertPEM, 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(certDir, "tls.key"), serving.KeyPEM, 0o600))
-	opts := &Options{Port: freePort(t), Host: "127.0.0.1", CertDir: certDir, SchedulerUsername: schedulerUser}
+	opts := &Options{Port: testenv.FreeLoopbackPort(t), Host: "127.0.0.1", CertDir: certDir, SchedulerUsername: schedulerUser}
 	require.NoError(t, opts.Validate())
 
 	cfg := &config.SchedulerConfiguration{}
@@ -122,14 +121,6 @@ func startWebhook(t *testing.T, leaderElectionID string) *controller.Reconciler 
 	})
 	require.Eventually(t, func() bool { return scheduler.Synced != nil && scheduler.Synced() }, 30*time.Second, 20*time.Millisecond)
 	return scheduler
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // warnings records the warnings the kube-apiserver answers a client with.

@@ -44,14 +44,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func loopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
-}
-
 // Each controller part runs, with the arguments its Deployment has, as its own
 // ServiceAccount against a kube-apiserver the chart was installed into: its caches sync
 // (every watch is allowed where the Roles put it) and nothing it does is forbidden. The
@@ -88,7 +80,7 @@ func TestEveryControllerRunsWithItsRights(t *testing.T) {
 				case strings.HasPrefix(a, "--metrics-bind-address="), strings.HasPrefix(a, "--health-probe-bind-address="),
 					strings.HasPrefix(a, "--config="):
 				case strings.HasPrefix(a, "--webhook-port="):
-					_, port, err := net.SplitHostPort(loopbackAddr(t))
+					_, port, err := net.SplitHostPort(testenv.FreeLoopbackAddr(t))
 					require.NoError(t, err)
 					args = append(args, "--webhook-port="+port)
 				case strings.HasPrefix(a, "--webhook-cert-dir="):
@@ -97,8 +89,8 @@ func TestEveryControllerRunsWithItsRights(t *testing.T) {
 					args = append(args, a)
 				}
 			}
-			health := loopbackAddr(t)
-			args = append(args, "--kubeconfig="+kc, "--metrics-bind-address="+loopbackAddr(t), "--health-probe-bind-address="+health)
+			health := testenv.FreeLoopbackAddr(t)
+			args = append(args, "--kubeconfig="+kc, "--metrics-bind-address="+testenv.FreeLoopbackAddr(t), "--health-probe-bind-address="+health)
 
 			ctx, cancel := context.WithCancel(context.Background())
 			var output syncBuffer
