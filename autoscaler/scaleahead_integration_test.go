@@ -37,6 +37,19 @@ func (f *fixture) waitForAhead(reason seedmanagementv1alpha1.ScaleAheadReason) *
 // seedsOf100 sizes the set's new replicas as the fixture's seeds: 100 shoots, 70 at the target.
 var seedsOf100 = map[string]string{seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "100"}
 
+// aheadSet creates the fixture's set of two replicas with the given usage each, nothing
+// pending, and the trend forecast at trend (none when negative).
+func (f *fixture) aheadSet(usage, trend float64) {
+	f.t.Helper()
+	set := f.createSet(2, seedsOf100)
+	f.addReplica(set, replicaName(f.name, 0), usage, false)
+	f.addReplica(set, replicaName(f.name, 1), usage, false)
+	f.metrics.setPending(f.name, 0)
+	if trend >= 0 {
+		f.metrics.setForecast(autoscaler.MetricDemandTrend, f.name, trend)
+	}
+}
+
 func trendAhead(leadSeconds int32) *seedmanagementv1alpha1.ScaleAhead {
 	return &seedmanagementv1alpha1.ScaleAhead{
 		Forecasts:       []seedmanagementv1alpha1.ForecastType{seedmanagementv1alpha1.TrendForecast},
@@ -47,12 +60,8 @@ func trendAhead(leadSeconds int32) *seedmanagementv1alpha1.ScaleAhead {
 // A rising trend asks for the seeds its demand needs before the reactive decision does.
 func TestScaleAheadScalesOutOnARisingTrend(t *testing.T) {
 	f := newFixture(t, "ahead-trend")
-	set := f.createSet(2, seedsOf100)
-	f.addReplica(set, replicaName(f.name, 0), 60, false)
-	f.addReplica(set, replicaName(f.name, 1), 60, false)
-	f.metrics.setPending(f.name, 0)
 	// 120 shoots at 70 a seed: the reactive decision keeps 2; the trend of 350 needs 5.
-	f.metrics.setForecast(autoscaler.MetricDemandTrend, f.name, 350)
+	f.aheadSet(60, 350)
 	f.createAheadAutoscaler(10, trendAhead(600))
 	f.start(false)
 
@@ -76,10 +85,7 @@ func TestScaleAheadScalesOutOnARisingTrend(t *testing.T) {
 // A forecast that cannot be read never blocks the reactive decision; status says why.
 func TestScaleAheadMissingForecastLeavesTheReactiveDecision(t *testing.T) {
 	f := newFixture(t, "ahead-missing")
-	set := f.createSet(2, seedsOf100)
-	f.addReplica(set, replicaName(f.name, 0), 90, false)
-	f.addReplica(set, replicaName(f.name, 1), 90, false)
-	f.metrics.setPending(f.name, 0)
+	f.aheadSet(90, -1)
 	f.createAheadAutoscaler(10, trendAhead(600))
 	f.start(false)
 
@@ -98,12 +104,8 @@ func TestScaleAheadMissingForecastLeavesTheReactiveDecision(t *testing.T) {
 // A forecast beyond maxReplicas scales to maxReplicas, not beyond.
 func TestScaleAheadIsCappedAtMaxReplicas(t *testing.T) {
 	f := newFixture(t, "ahead-capped")
-	set := f.createSet(2, seedsOf100)
-	f.addReplica(set, replicaName(f.name, 0), 60, false)
-	f.addReplica(set, replicaName(f.name, 1), 60, false)
-	f.metrics.setPending(f.name, 0)
 	// 600 shoots need 9 seeds at 70; maxReplicas is 4.
-	f.metrics.setForecast(autoscaler.MetricDemandTrend, f.name, 600)
+	f.aheadSet(60, 600)
 	f.createAheadAutoscaler(4, trendAhead(600))
 	f.start(false)
 
@@ -123,12 +125,8 @@ func TestScaleAheadIsCappedAtMaxReplicas(t *testing.T) {
 // on once it has met the demand for the window again.
 func TestScaleAheadInaccurateForecastSwitchesItselfOff(t *testing.T) {
 	f := newFixture(t, "ahead-inaccurate")
-	set := f.createSet(2, seedsOf100)
-	f.addReplica(set, replicaName(f.name, 0), 60, false)
-	f.addReplica(set, replicaName(f.name, 1), 60, false)
-	f.metrics.setPending(f.name, 0)
 	// 200 for a demand of 120: 67% off, above the threshold of 50%.
-	f.metrics.setForecast(autoscaler.MetricDemandTrend, f.name, 200)
+	f.aheadSet(60, 200)
 	ahead := trendAhead(60)
 	ahead.Accuracy = &seedmanagementv1alpha1.ForecastAccuracySpec{WindowSeconds: ptr.To[int32](60)}
 	f.createAheadAutoscaler(10, ahead)
