@@ -172,30 +172,10 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	discoveryClient, err := discovery.NewDiscoveryClientForConfig(restConfig)
+	cl, err := resolveCluster(ctx, restConfig, cfg)
 	if err != nil {
 		return err
 	}
-	mapper, err := dynamicmapper.NewRESTMapper(discoveryClient, 5*time.Minute)
-	if err != nil {
-		return fmt.Errorf("reading the cluster's API resources: %w", err)
-	}
-	mapper.RunUntil(ctx.Done())
-	resources, err := cfg.ResolveResources(mapper)
-	if err != nil {
-		return fmt.Errorf("adapter rules do not fit the cluster: %w", err)
-	}
-	kinds := map[schema.GroupResource]schema.GroupVersionKind{}
-	for gr, gvr := range resources {
-		if kinds[gr], err = mapper.KindFor(gvr); err != nil {
-			return err
-		}
-	}
-	objects, err := startObjectCache(ctx, restConfig, resources)
-	if err != nil {
-		return err
-	}
-
 	promClient, err := promapi.NewClient(promapi.Config{Address: o.PrometheusURL, Client: promHTTP})
 	if err != nil {
 		return fmt.Errorf("--prometheus-url %s: %w", prometheusURL, err)
@@ -210,8 +190,55 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	p := NewProvider(cfg, promClient, promHTTP, clk, metrics, kinds, mapper, objects)
+	p := NewProvider(cfg, promClient, promHTTP, clk, metrics, cl.kinds, cl.mapper, cl.objects)
+	if err := startDiscovery(ctx, p, prometheusURL); err != nil {
+		return err
+	}
+	return o.serve(ctx, restConfig, p, reg, func() {
+		log.Info("Serving custom and external metrics", "prometheus", prometheusURL, "clientConfig", o.PrometheusClientConfig, "rules", len(cfg.Rules), "externalRules", len(cfg.ExternalRules))
+	})
+}
 
+// cluster is what the adapter learned of the cluster its rules describe.
+type cluster struct {
+	mapper  *dynamicmapper.RegeneratingDiscoveryRESTMapper
+	kinds   map[schema.GroupResource]schema.GroupVersionKind
+	objects *metadataObjects
+}
+
+// resolveCluster maps the rules' resources to the cluster's API resources and kinds, and
+// starts the cache of their objects' metadata.
+func resolveCluster(ctx context.Context, restConfig *rest.Config, cfg *Config) (*cluster, error) {
+	discoveryClient, err := discovery.NewDiscoveryClientForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := dynamicmapper.NewRESTMapper(discoveryClient, 5*time.Minute)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster's API resources: %w", err)
+	}
+	mapper.RunUntil(ctx.Done())
+	resources, err := cfg.ResolveResources(mapper)
+	if err != nil {
+		return nil, fmt.Errorf("adapter rules do not fit the cluster: %w", err)
+	}
+	kinds := map[schema.GroupResource]schema.GroupVersionKind{}
+	for gr, gvr := range resources {
+		if kinds[gr], err = mapper.KindFor(gvr); err != nil {
+			return nil, err
+		}
+	}
+	objects, err := startObjectCache(ctx, restConfig, resources)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{mapper: mapper, kinds: kinds, objects: objects}, nil
+}
+
+// startDiscovery checks the rules' queries and discovers the available series once, then
+// keeps discovering them in the background. A series query Prometheus refuses fails it; a
+// Prometheus that does not answer yet is retried every interval.
+func startDiscovery(ctx context.Context, p *Provider, prometheusURL string) error {
 	disc := p.discoverer()
 	if err := disc.checkQueries(ctx); err != nil {
 		return err
@@ -220,16 +247,21 @@ func Run(ctx context.Context, o *Options) error {
 		if badSelector(err) {
 			return fmt.Errorf("a series query of the adapter rules is refused by Prometheus: %w", err)
 		}
-		log.Error(err, "First discovery of available metrics failed; retrying every interval", "prometheus", prometheusURL)
+		logr.FromContextOrDiscard(ctx).Error(err, "First discovery of available metrics failed; retrying every interval", "prometheus", prometheusURL)
 	}
 	go disc.run(ctx)
+	return nil
+}
 
+// serve serves the metrics APIs, the adapter's own metrics and its probes until ctx ends,
+// calling started once they are up.
+func (o *Options) serve(ctx context.Context, restConfig *rest.Config, p *Provider, reg *prometheus.Registry, started func()) error {
 	server, err := o.newServer(restConfig, p)
 	if err != nil {
 		return fmt.Errorf("building the metrics API server: %w", err)
 	}
 	var serving atomic.Bool
-	if _, err := app.StartMetrics(logr.NewContext(ctx, log), restConfig, o.MetricsBindAddress, o.MetricsSecure, metricsHandler(reg)); err != nil {
+	if _, err := app.StartMetrics(ctx, restConfig, o.MetricsBindAddress, o.MetricsSecure, metricsHandler(reg)); err != nil {
 		return fmt.Errorf("--metrics-bind-address: %w", err)
 	}
 	if err := serveHTTP(ctx, o.HealthProbeBindAddress, healthHandler(&serving)); err != nil {
@@ -237,7 +269,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	prepared := server.GenericAPIServer.PrepareRun()
 	serving.Store(true)
-	log.Info("Serving custom and external metrics", "prometheus", prometheusURL, "clientConfig", o.PrometheusClientConfig, "rules", len(cfg.Rules), "externalRules", len(cfg.ExternalRules))
+	started()
 	return prepared.RunWithContext(ctx)
 }
 

@@ -52,67 +52,12 @@ func targetKey(apiVersion, kind, name string) string {
 // manager's client, a discovery-backed RESTMapper and scale client, the custom and external
 // metrics clients for the manager's config, the real clock and the manager's event recorder.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) error {
-	cfg := mgr.GetConfig()
-	if r.Client == nil {
-		r.Client = mgr.GetClient()
+	if err := r.setDefaults(mgr); err != nil {
+		return err
 	}
-	if r.Reader == nil {
-		r.Reader = mgr.GetAPIReader()
+	if err := r.setClients(mgr); err != nil {
+		return err
 	}
-	if r.Clock == nil {
-		r.Clock = clock.RealClock{}
-	}
-	if r.SyncPeriod <= 0 {
-		r.SyncPeriod = DefaultSyncPeriod
-	}
-	if r.MetricMaxAge == 0 {
-		r.MetricMaxAge = DefaultMetricMaxAge
-	}
-	if r.Recorder == nil {
-		recorder, err := app.NewEventRecorder(mgr, ControllerName, app.EventRecorderOptions{})
-		if err != nil {
-			return err
-		}
-		r.Recorder = recorder
-	}
-	if r.Mapper == nil {
-		r.Mapper = mgr.GetRESTMapper()
-	}
-	if r.Scales == nil || r.Metrics == nil {
-		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-		if err != nil {
-			return fmt.Errorf("creating a discovery client: %w", err)
-		}
-		if r.Scales == nil {
-			r.Scales, err = scale.NewForConfig(cfg, r.Mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
-			if err != nil {
-				return fmt.Errorf("creating the scale client: %w", err)
-			}
-		}
-		if r.Metrics == nil {
-			// Lists of a thousand values: protobuf, not JSON (docs/performance.md).
-			r.Metrics = custommetrics.NewForConfig(app.Protobuf(cfg), r.Mapper, custommetrics.NewAvailableAPIsGetter(dc))
-		}
-	}
-	if r.ExternalMetrics == nil {
-		// One value per forecast: JSON, as the client's own codec speaks it.
-		em, err := externalmetrics.NewForConfig(cfg)
-		if err != nil {
-			return fmt.Errorf("creating the external metrics client: %w", err)
-		}
-		r.ExternalMetrics = em
-	}
-	if r.Instruments == nil {
-		i, err := NewInstruments(ctrlmetrics.Registry)
-		if err != nil {
-			return fmt.Errorf("registering the autoscaler's metrics: %w", err)
-		}
-		r.Instruments = i
-	}
-	if r.Client == nil || r.Scales == nil || r.Metrics == nil {
-		return errors.New("the SeedAutoscaler controller needs a client, a scale client and a custom metrics client")
-	}
-
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &seedmanagementv1alpha1.SeedAutoscaler{}, targetIndex, func(o client.Object) []string {
 		ref := o.(*seedmanagementv1alpha1.SeedAutoscaler).Spec.ScaleTargetRef
 		return []string{targetKey(ref.APIVersion, ref.Kind, ref.Name)}
@@ -176,6 +121,78 @@ func (r *Reconciler) MapSeedToAutoscalers(ctx context.Context, obj client.Object
 		out = append(out, r.MapSetToAutoscalers(ctx, &sets.Items[i])...)
 	}
 	return out
+}
+
+// setDefaults fills the Reconciler's unset plain dependencies: the manager's client,
+// reader and event recorder, the real clock, the default periods and the instruments.
+func (r *Reconciler) setDefaults(mgr manager.Manager) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Reader == nil {
+		r.Reader = mgr.GetAPIReader()
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.SyncPeriod <= 0 {
+		r.SyncPeriod = DefaultSyncPeriod
+	}
+	if r.MetricMaxAge == 0 {
+		r.MetricMaxAge = DefaultMetricMaxAge
+	}
+	if r.Recorder == nil {
+		recorder, err := app.NewEventRecorder(mgr, ControllerName, app.EventRecorderOptions{})
+		if err != nil {
+			return err
+		}
+		r.Recorder = recorder
+	}
+	if r.Instruments == nil {
+		i, err := NewInstruments(ctrlmetrics.Registry)
+		if err != nil {
+			return fmt.Errorf("registering the autoscaler's metrics: %w", err)
+		}
+		r.Instruments = i
+	}
+	return nil
+}
+
+// setClients fills the Reconciler's unset API clients for the manager's config: a
+// discovery-backed RESTMapper and scale client, and the custom and external metrics clients.
+func (r *Reconciler) setClients(mgr manager.Manager) error {
+	cfg := mgr.GetConfig()
+	if r.Mapper == nil {
+		r.Mapper = mgr.GetRESTMapper()
+	}
+	if r.Scales == nil || r.Metrics == nil {
+		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("creating a discovery client: %w", err)
+		}
+		if r.Scales == nil {
+			r.Scales, err = scale.NewForConfig(cfg, r.Mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
+			if err != nil {
+				return fmt.Errorf("creating the scale client: %w", err)
+			}
+		}
+		if r.Metrics == nil {
+			// Lists of a thousand values: protobuf, not JSON (docs/performance.md).
+			r.Metrics = custommetrics.NewForConfig(app.Protobuf(cfg), r.Mapper, custommetrics.NewAvailableAPIsGetter(dc))
+		}
+	}
+	if r.ExternalMetrics == nil {
+		// One value per forecast: JSON, as the client's own codec speaks it.
+		em, err := externalmetrics.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("creating the external metrics client: %w", err)
+		}
+		r.ExternalMetrics = em
+	}
+	if r.Client == nil || r.Scales == nil || r.Metrics == nil {
+		return errors.New("the SeedAutoscaler controller needs a client, a scale client and a custom metrics client")
+	}
+	return nil
 }
 
 // TargetChanged lets through the changes of a target that can change a decision: its spec
