@@ -99,22 +99,10 @@ func BenchmarkReaction(b *testing.B) {
 	require.NoError(b, err)
 	cfg, err := reactionConfigFromEnv(root)
 	require.NoError(b, err)
+	// Canceled last, after the stack has stopped.
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	st, err := local.Start(logr.NewContext(ctx, klog.NewKlogr().WithName("reaction")), local.Options{
-		Binary: binary, ExtraArgs: map[string][]string{"autoscaler": cfg.autoscalerArgs},
-	})
-	require.NoError(b, err)
-	defer st.Stop()
-	defer func() {
-		if b.Failed() {
-			dumpLogs(b, st)
-		}
-	}()
-	require.NoError(b, st.StartSimulator(local.Options{
-		Profile: filepath.Join(root, "test", "e2e", "testdata", "simulator.yaml"), Speed: 1, Duration: 24 * time.Hour,
-	}))
+	b.Cleanup(cancel)
+	st := startReactionStack(ctx, b, root, cfg)
 	rb := newReactionBench(ctx, b, st, cfg.syncPeriod)
 	defer rb.rec.stop()
 	rb.prepare()
@@ -137,6 +125,27 @@ func BenchmarkReaction(b *testing.B) {
 	// Printed, not logged: a benchmark's log is cut after ten lines.
 	fmt.Printf("BenchmarkReaction: %d steps in %s; %s\n%s", len(rows), time.Since(started).Round(time.Second), path, summarizeReaction(rows))
 	reportReactionMetrics(b, rows)
+}
+
+// startReactionStack starts the stack with the autoscaler's flags of cfg, and the simulator;
+// the benchmark's cleanup stops them, after printing the end of every part's log when it
+// failed.
+func startReactionStack(ctx context.Context, b *testing.B, root string, cfg reactionConfig) *local.Stack {
+	b.Helper()
+	st, err := local.Start(logr.NewContext(ctx, klog.NewKlogr().WithName("reaction")), local.Options{
+		Binary: binary, ExtraArgs: map[string][]string{"autoscaler": cfg.autoscalerArgs},
+	})
+	require.NoError(b, err)
+	b.Cleanup(func() {
+		if b.Failed() {
+			dumpLogs(b, st)
+		}
+		st.Stop()
+	})
+	require.NoError(b, st.StartSimulator(local.Options{
+		Profile: filepath.Join(root, "test", "e2e", "testdata", "simulator.yaml"), Speed: 1, Duration: 24 * time.Hour,
+	}))
+	return st
 }
 
 // reactionBench drives the steps on one stack.
