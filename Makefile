@@ -157,7 +157,19 @@ test-unit: ## The unit tests alone: plain `go test ./...`, no tools needed.
 
 .PHONY: bench
 bench: tools ## Run the benchmarks (figures go into docs/performance.md).
-	$(TEST_ENV) $(GO) test -tags integration -run '^$$' -bench . -benchmem ./...
+	$(TEST_ENV) $(GO) test -tags integration -timeout 1h -run '^$$' -bench . -benchmem ./...
+
+# `make bench-reaction`: REACTION_STEPS up steps of demand, each followed by a down step (5
+# and 5 take about 5 minutes, 20 and 20 about 18); REACTION_AUTOSCALER_ARGS go after the
+# autoscaler's own flags, e.g. REACTION_AUTOSCALER_ARGS=--sync-period=5s.
+REACTION_STEPS ?= 5
+REACTION_AUTOSCALER_ARGS ?=
+
+.PHONY: bench-reaction
+bench-reaction: ## Measure how fast the whole loop reacts to steps of demand, stage by stage (report/<timestamp>/reaction.csv).
+	$(TOOLS) envtest prometheus
+	$(TEST_ENV) SEEDSCALER_REACTION_STEPS=$(REACTION_STEPS) SEEDSCALER_REACTION_AUTOSCALER_ARGS="$(REACTION_AUTOSCALER_ARGS)" \
+	  $(GO) test -tags integration -count=1 -run '^$$' -bench '^BenchmarkReaction$$' -benchtime 1x -timeout 3h ./test/e2e/
 
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).

@@ -48,6 +48,9 @@ func StartOnCluster(ctx context.Context, opts Options) (st *Stack, err error) {
 	if opts.Image == "" {
 		return nil, fmt.Errorf("--cluster needs --image, the image tarball `make image` writes (bin/seedscaler-image.tar)")
 	}
+	if len(opts.ExtraArgs) > 0 {
+		return nil, fmt.Errorf("extra flags of the parts apply to the parts as processes; on a cluster give them as the chart's <part>.extraArgs values")
+	}
 	helm, err := testenv.Tool("helm")
 	if err != nil {
 		return nil, err

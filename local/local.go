@@ -60,6 +60,11 @@ type Options struct {
 	// machine (root), installed from the image tarball Image, instead of as processes.
 	Cluster bool
 	Image   string
+	// ExtraArgs are flags added to a part's own, by part name ("autoscaler",
+	// "seed-controller", "adapter", ...). They come last, so that a flag the stack sets
+	// already (the autoscaler's --sync-period) takes the value given here. Only for the
+	// parts as processes (Start); on a cluster the chart's values carry them.
+	ExtraArgs map[string][]string
 }
 
 // The demo landscape: the namespace, the cloud profile, a region config, the root seed,
@@ -195,7 +200,7 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 		return st, err
 	}
 
-	targets, err := st.startParts()
+	targets, err := st.startParts(opts.ExtraArgs)
 	if err != nil {
 		return st, err
 	}
@@ -213,7 +218,7 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	}
 	st.prometheusURL = st.Prometheus.URL
 	log.Info("Starting the adapter and registering it as the metrics APIService")
-	if err := st.startAdapter(ctx); err != nil {
+	if err := st.startAdapter(ctx, opts.ExtraArgs["adapter"]); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -261,7 +266,7 @@ type part struct {
 	scrape bool
 }
 
-func (st *Stack) startParts() ([]promrunner.Target, error) {
+func (st *Stack) startParts(extraArgs map[string][]string) ([]promrunner.Target, error) {
 	parts := []part{
 		{name: "scheduler", scrape: true},
 		{name: "seed-controller", scrape: true, args: []string{"--heartbeat-grace-period=20s"}},
@@ -281,6 +286,7 @@ func (st *Stack) startParts() ([]promrunner.Target, error) {
 		}
 		args := append([]string{p.name, "--kubeconfig=" + st.Kubeconfig,
 			"--metrics-bind-address=" + metrics, "--health-probe-bind-address=" + health}, p.args...)
+		args = append(args, extraArgs[p.name]...)
 		proc := process.New(p.name, st.binary, filepath.Join(st.WorkDir, "logs"), args...)
 		st.log.Info("Starting part", "part", p.name)
 		if err := proc.Start(); err != nil {
@@ -303,7 +309,7 @@ const (
 // startAdapter runs the adapter on loopback with a serving certificate from a CA made for
 // this run, and registers it as the custom and external metrics APIService. Its own metrics
 // address was chosen before Prometheus started, so Prometheus scrapes it already.
-func (st *Stack) startAdapter(ctx context.Context) error {
+func (st *Stack) startAdapter(ctx context.Context, extraArgs []string) error {
 	dir := filepath.Join(st.WorkDir, "adapter")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -336,10 +342,11 @@ func (st *Stack) startAdapter(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	proc := process.New("adapter", st.binary, filepath.Join(st.WorkDir, "logs"), "adapter",
-		"--kubeconfig="+st.Kubeconfig, "--secure-port="+portText, "--bind-address=127.0.0.1",
-		"--tls-cert-file="+cert, "--tls-private-key-file="+key, "--prometheus-url="+st.Prometheus.URL,
-		"--metrics-bind-address="+st.adapterMetrics, "--health-probe-bind-address="+health)
+	args := append([]string{"adapter",
+		"--kubeconfig=" + st.Kubeconfig, "--secure-port=" + portText, "--bind-address=127.0.0.1",
+		"--tls-cert-file=" + cert, "--tls-private-key-file=" + key, "--prometheus-url=" + st.Prometheus.URL,
+		"--metrics-bind-address=" + st.adapterMetrics, "--health-probe-bind-address=" + health}, extraArgs...)
+	proc := process.New("adapter", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
 	st.log.Info("Starting part", "part", "adapter")
 	if err := proc.Start(); err != nil {
 		return err

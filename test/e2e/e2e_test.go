@@ -328,28 +328,28 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	t.Logf("spec.replicas over the run: %v", w.replicaHistory(0))
 }
 
-func promQuerier(t *testing.T, url string) promv1.API {
+func promQuerier(t testing.TB, url string) promv1.API {
 	t.Helper()
 	cl, err := promapi.NewClient(promapi.Config{Address: url})
 	require.NoError(t, err)
 	return promv1.NewAPI(cl)
 }
 
-func getSet(ctx context.Context, t *testing.T, c client.Client) *seedmanagementv1alpha1.ManagedSeedSet {
+func getSet(ctx context.Context, t testing.TB, c client.Client) *seedmanagementv1alpha1.ManagedSeedSet {
 	t.Helper()
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: setNamespace, Name: setName}, set))
 	return set
 }
 
-func specReplicas(ctx context.Context, t *testing.T, c client.Client) int32 {
+func specReplicas(ctx context.Context, t testing.TB, c client.Client) int32 {
 	if r := getSet(ctx, t, c).Spec.Replicas; r != nil {
 		return *r
 	}
 	return 1
 }
 
-func readyReplicas(ctx context.Context, t *testing.T, c client.Client) int32 {
+func readyReplicas(ctx context.Context, t testing.TB, c client.Client) int32 {
 	return getSet(ctx, t, c).Status.ReadyReplicas
 }
 
@@ -357,7 +357,7 @@ func replicas(ctx context.Context, t *testing.T, c client.Client) int32 {
 	return getSet(ctx, t, c).Status.Replicas
 }
 
-func autoscaler(ctx context.Context, t *testing.T, c client.Client) *seedmanagementv1alpha1.SeedAutoscaler {
+func autoscaler(ctx context.Context, t testing.TB, c client.Client) *seedmanagementv1alpha1.SeedAutoscaler {
 	t.Helper()
 	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: setNamespace, Name: setName}, sa))
@@ -417,7 +417,7 @@ func deleteTenantsExceptOn(ctx context.Context, t *testing.T, c client.Client, s
 }
 
 // dumpLogs prints the end of every part's log when the test failed.
-func dumpLogs(t *testing.T, st *local.Stack) {
+func dumpLogs(t testing.TB, st *local.Stack) {
 	entries, err := os.ReadDir(filepath.Join(st.WorkDir, "logs"))
 	if err != nil {
 		return
