@@ -322,7 +322,15 @@ func (c *Collector) collectSeedAutoscaler(ch chan<- prometheus.Metric, sa *unstr
 		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, value, namespace, name)
 	}
 
-	// Targets, and with them the unit each metric's current value is reported in.
+	targetTypes := c.collectSeedAutoscalerTargets(ch, log, sa)
+	c.collectSeedAutoscalerCurrent(ch, log, sa, targetTypes)
+	c.collectConditions(ch, log, seedAutoscalerConditionDesc, seedAutoscalerConditionReasonDesc, sa.Object, namespace, name)
+}
+
+// collectSeedAutoscalerTargets exports the target of each of spec.metrics and returns the
+// target's type per resource: the unit each metric's current value is reported in.
+func (c *Collector) collectSeedAutoscalerTargets(ch chan<- prometheus.Metric, log logr.Logger, sa *unstructured.Unstructured) map[string]string {
+	namespace, name := sa.GetNamespace(), sa.GetName()
 	targetTypes := map[string]string{}
 	metrics, _, _ := unstructured.NestedFieldNoCopy(sa.Object, "spec", "metrics")
 	specMetrics, _ := metrics.([]any)
@@ -348,7 +356,13 @@ func (c *Collector) collectSeedAutoscaler(ch chan<- prometheus.Metric, sa *unstr
 		}
 		ch <- prometheus.MustNewConstMetric(seedAutoscalerMetricTargetDesc, prometheus.GaugeValue, value, namespace, name, resourceName)
 	}
+	return targetTypes
+}
 
+// collectSeedAutoscalerCurrent exports the current value of each of status.currentMetrics,
+// in the unit of its target.
+func (c *Collector) collectSeedAutoscalerCurrent(ch chan<- prometheus.Metric, log logr.Logger, sa *unstructured.Unstructured, targetTypes map[string]string) {
+	namespace, name := sa.GetNamespace(), sa.GetName()
 	current, _, _ := unstructured.NestedFieldNoCopy(sa.Object, "status", "currentMetrics")
 	currentMetrics, _ := current.([]any)
 	seen := map[string]bool{}
@@ -373,8 +387,6 @@ func (c *Collector) collectSeedAutoscaler(ch chan<- prometheus.Metric, sa *unstr
 		}
 		ch <- prometheus.MustNewConstMetric(seedAutoscalerMetricCurrentDesc, prometheus.GaugeValue, value, namespace, name, resourceName)
 	}
-
-	c.collectConditions(ch, log, seedAutoscalerConditionDesc, seedAutoscalerConditionReasonDesc, sa.Object, namespace, name)
 }
 
 // currentField picks the field of a metric's current value that is in its target's unit:
