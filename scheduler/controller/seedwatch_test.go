@@ -32,7 +32,9 @@ func TestSeedMayTakeMore(t *testing.T) {
 		{"a new condition", func(s *gardencorev1beta1.Seed) {
 			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: "BackupBucketsReady", Status: metav1.ConditionTrue})
 		}, true},
-		{"more allocatable", func(s *gardencorev1beta1.Seed) { s.Status.Allocatable = builders.MakeSeed("a").Allocatable(20).Obj().Status.Allocatable }, true},
+		{"more allocatable", func(s *gardencorev1beta1.Seed) {
+			s.Status.Allocatable = builders.MakeSeed("a").Allocatable(20).Obj().Status.Allocatable
+		}, true},
 		{"its spec (taints, visibility)", func(s *gardencorev1beta1.Seed) { s.Generation++ }, true},
 		{"its labels", func(s *gardencorev1beta1.Seed) { s.Labels = map[string]string{"env": "dev"} }, true},
 	}
