@@ -160,7 +160,7 @@ bench: tools ## Run the benchmarks (figures go into docs/performance.md).
 	$(TEST_ENV) $(GO) test -tags integration -timeout 1h -run '^$$' -bench . -benchmem ./...
 
 # `make bench-reaction`: REACTION_STEPS up steps of demand, each followed by a down step (5
-# and 5 take about 5 minutes, 20 and 20 about 18); REACTION_AUTOSCALER_ARGS go after the
+# and 5 take about 5 minutes, 20 and 20 about 12); REACTION_AUTOSCALER_ARGS go after the
 # autoscaler's own flags, e.g. REACTION_AUTOSCALER_ARGS=--sync-period=5s.
 REACTION_STEPS ?= 5
 REACTION_AUTOSCALER_ARGS ?=
