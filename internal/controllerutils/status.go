@@ -55,3 +55,12 @@ func describe(obj client.Object) string {
 	}
 	return kind + " " + klog.KObj(obj).String()
 }
+
+// Truncate shortens s to at most n bytes, ending in "..." when it cut: for messages that go
+// into status fields and event notes of bounded length.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

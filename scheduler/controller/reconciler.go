@@ -219,13 +219,13 @@ func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 	}
 	r.metrics.attempts.WithLabelValues(resultUnschedulable).Inc()
 	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
-	controllerutils.Event(r.Recorder, shoot, nil, EventSchedulingFailed, "Schedule", "%s", truncate(description, maxEventNote))
+	controllerutils.Event(r.Recorder, shoot, nil, EventSchedulingFailed, "Schedule", "%s", controllerutils.Truncate(description, maxEventNote))
 
 	before := shoot.DeepCopy()
 	shoot.Status.LastOperation = &gardencorev1beta1.LastOperation{
 		Type:           gardencorev1beta1.LastOperationTypeCreate,
 		State:          gardencorev1beta1.LastOperationStatePending,
-		Description:    truncate(description, 32768),
+		Description:    controllerutils.Truncate(description, 32768),
 		LastUpdateTime: metav1.NewTime(r.Clock.Now()),
 	}
 	if err := controllerutils.PatchStatus(ctx, r.Client, shoot, before, false); client.IgnoreNotFound(err) != nil {
@@ -306,11 +306,4 @@ func joinKeys(keys []types.NamespacedName) string {
 		s += k.String()
 	}
 	return s
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }
