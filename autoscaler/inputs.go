@@ -222,9 +222,7 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 	for _, f := range sa.Status.MetricFailures {
 		in.MetricFailures[f.Metric] = f.Since.Time
 	}
-	for _, r := range sa.Status.Recommendations {
-		in.Recommendations = append(in.Recommendations, recommend.Recommendation{At: r.Timestamp.Time, Replicas: r.Replicas})
-	}
+	in.Recommendations = recommendationsFromStatus(sa.Status.Recommendations)
 	for _, e := range sa.Status.ScaleEvents {
 		in.ScaleEvents = append(in.ScaleEvents, recommend.ScaleEvent{At: e.Timestamp.Time, Change: e.ReplicaChange})
 	}
@@ -319,6 +317,16 @@ func floatQuantity(v float64) *resource.Quantity {
 }
 
 // history converts the decision's history for status, oldest first.
+// recommendationsFromStatus reads a stabilization history kept in status, the reverse of
+// recommendationsStatus.
+func recommendationsFromStatus(recs []seedmanagementv1alpha1.TimestampedRecommendation) []recommend.Recommendation {
+	var out []recommend.Recommendation
+	for _, r := range recs {
+		out = append(out, recommend.Recommendation{At: r.Timestamp.Time, Replicas: r.Replicas})
+	}
+	return out
+}
+
 func recommendationsStatus(recs []recommend.Recommendation) []seedmanagementv1alpha1.TimestampedRecommendation {
 	out := make([]seedmanagementv1alpha1.TimestampedRecommendation, 0, len(recs))
 	for _, r := range recs {

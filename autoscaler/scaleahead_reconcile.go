@@ -1,6 +1,7 @@
 package autoscaler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -93,7 +94,7 @@ func (r *Reconciler) forecasts(ctx context.Context, sa *seedmanagementv1alpha1.S
 		fs, accuracy := judge(fs, cfg.accuracy, now, demand)
 		v, problem := r.readForecast(ctx, sa, obs, t, cfg, lead, now)
 		fs.Predictions = recordPrediction(fs.Predictions, now, lead, v)
-		fs.Demand, fs.Message = nil, firstNonEmpty(problem, accuracy, accuracyState(fs.Inaccurate))
+		fs.Demand, fs.Message = nil, cmp.Or(problem, accuracy, accuracyState(fs.Inaccurate))
 		if v.Known {
 			fs.Demand = optionalQuantity(v.Demand)
 		}
@@ -161,7 +162,7 @@ func (r *Reconciler) accuracyEvent(sa *seedmanagementv1alpha1.SeedAutoscaler, t 
 // condition.
 func (r *Reconciler) writeScaleAhead(sa *seedmanagementv1alpha1.SeedAutoscaler, st *seedmanagementv1alpha1.ScaleAheadStatus, res forecast.Result, allOff bool, lead time.Duration, source seedmanagementv1alpha1.LeadTimeSource) {
 	st.Reason = seedmanagementv1alpha1.ScaleAheadReason(res.Reason)
-	st.Message = truncate(fmt.Sprintf("%s (lead time %s, %s)", res.Message, lead, source), 1024)
+	st.Message = controllerutils.Truncate(fmt.Sprintf("%s (lead time %s, %s)", res.Message, lead, source), 1024)
 	st.ForecastReplicas = nil
 	if res.Forecast >= 0 {
 		st.ForecastReplicas = &res.Forecast
@@ -175,31 +176,12 @@ func (r *Reconciler) writeScaleAhead(sa *seedmanagementv1alpha1.SeedAutoscaler, 
 	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive, active)
 }
 
+// recommendationsOf is the forecast's own stabilization history in st.
 func recommendationsOf(st *seedmanagementv1alpha1.ScaleAheadStatus) []recommend.Recommendation {
 	if st == nil {
 		return nil
 	}
-	out := make([]recommend.Recommendation, 0, len(st.Recommendations))
-	for _, rec := range st.Recommendations {
-		out = append(out, recommend.Recommendation{At: rec.Timestamp.Time, Replicas: rec.Replicas})
-	}
-	return out
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
+	return recommendationsFromStatus(st.Recommendations)
 }
 
 // accuracyState says whether a forecast is in use between two judgements.
