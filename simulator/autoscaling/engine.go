@@ -14,6 +14,7 @@ import (
 
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/stats"
 )
 
 // Policy is how the autoscaler decides.
@@ -638,18 +639,8 @@ func (r *run) finish() Result {
 	res.OracleSeedHours = r.oracleSeconds / 3600
 	slices.Sort(r.waits)
 	slices.Sort(r.spikeWaits)
-	res.P50Bind, res.P99Bind = percentile(r.waits, 0.50), percentile(r.waits, 0.99)
-	res.SpikeP99Bind = percentile(r.spikeWaits, 0.99)
+	res.P50Bind, res.P99Bind = stats.Percentile(r.waits, 0.50), stats.Percentile(r.waits, 0.99)
+	res.SpikeP99Bind = stats.Percentile(r.spikeWaits, 0.99)
 	res.SpikeShoots = len(r.spikeWaits)
 	return res
-}
-
-// percentile is the nearest-rank percentile of sorted durations: the smallest value that at
-// least p of them do not exceed.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p*float64(len(sorted)) - 1e-9))
-	return sorted[min(max(rank, 1), len(sorted))-1]
 }

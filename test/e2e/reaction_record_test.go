@@ -24,6 +24,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/stats"
 	"github.com/seedscaler/seedscaler/local"
 )
 
@@ -138,7 +139,7 @@ func summarizeReaction(rows []reactionRow) string {
 	fmt.Fprintf(&out, "%-9s %-18s %3s %7s %7s\n", "direction", "from the step to", "n", "p50 s", "p90 s")
 	for _, f := range reactionFigures(rows) {
 		fmt.Fprintf(&out, "%-9s %-18s %3d %7.2f %7.2f\n", f.direction, f.name, len(f.spans),
-			percentile(f.spans, 0.5).Seconds(), percentile(f.spans, 0.9).Seconds())
+			stats.Percentile(f.spans, 0.5).Seconds(), stats.Percentile(f.spans, 0.9).Seconds())
 	}
 	return out.String()
 }
@@ -147,18 +148,8 @@ func summarizeReaction(rows []reactionRow) string {
 // summary has p90 too.
 func reportReactionMetrics(b *testing.B, rows []reactionRow) {
 	for _, f := range reactionFigures(rows) {
-		b.ReportMetric(percentile(f.spans, 0.5).Seconds(), f.direction+"-"+f.name+"-p50-s")
+		b.ReportMetric(stats.Percentile(f.spans, 0.5).Seconds(), f.direction+"-"+f.name+"-p50-s")
 	}
-}
-
-// percentile is the nearest-rank percentile of sorted spans: the smallest that at least p of
-// them do not exceed.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p*float64(len(sorted)) - 1e-9))
-	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
 // firstScrapeWhere sums the samples of each scrape (one timestamp: every series of a target
