@@ -754,9 +754,9 @@ func TestForecastsThroughTheAggregator(t *testing.T) {
 	_, err := forecasts.List("seedscaler_managedseedset_demand_seasonal", params("lead_seconds", "600", "period_seconds", "86400"))
 	assert.True(t, apierrors.IsNotFound(err), "no demand a day ago: not found, got %v", err)
 
-	_, err = forecasts.List("seedscaler_managedseedset_demand_trend", params("lead_seconds", "15", "window_seconds", "300"))
+	_, err = forecasts.List("seedscaler_managedseedset_demand_trend", params("lead_seconds", "14", "window_seconds", "300"))
 	assert.True(t, apierrors.IsBadRequest(err), "want bad request, got %v", err)
-	assert.ErrorContains(t, err, `parameter lead_seconds="15" is not a whole number from 60 to 21600`)
+	assert.ErrorContains(t, err, `parameter lead_seconds="14" is not a whole number from 15 to 21600`)
 	_, err = forecasts.List("seedscaler_managedseedset_demand_trend", params("lead_seconds", "600"))
 	assert.ErrorContains(t, err, "parameter window_seconds is required")
 }

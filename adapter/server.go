@@ -261,7 +261,7 @@ func (o *Options) serve(ctx context.Context, restConfig *rest.Config, p *Provide
 		return fmt.Errorf("building the metrics API server: %w", err)
 	}
 	var serving atomic.Bool
-	if _, err := app.StartMetrics(ctx, restConfig, o.MetricsBindAddress, o.MetricsSecure, metricsHandler(reg)); err != nil {
+	if _, err := app.StartMetrics(ctx, restConfig, o.MetricsBindAddress, o.MetricsSecure, false, metricsHandler(reg)); err != nil {
 		return fmt.Errorf("--metrics-bind-address: %w", err)
 	}
 	if err := serveHTTP(ctx, o.HealthProbeBindAddress, healthHandler(&serving)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,11 +18,20 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/seedscaler/seedscaler/autoscaler/forecast"
+)
+
+// What became of the forecast (status.scaleAhead.reason) when it raised or held replicas.
+const (
+	aheadScaledOut   = string(forecast.ReasonScaledOutAhead)
+	aheadHeldScaleIn = string(forecast.ReasonHeldScaleIn)
 )
 
 // timelineHeader names the columns of timeline.csv.
 var timelineHeader = []string{"elapsed_seconds", "demand", "bound", "pending", "seeds", "seeds_ready",
-	"allocatable", "usage", "utilization", "target_utilization", "replicas", "desired_replicas", "overcommitted"}
+	"allocatable", "usage", "utilization", "target_utilization", "replicas", "desired_replicas", "overcommitted",
+	"forecast_replicas", "ahead", "scaled_out_ahead"}
 
 // writeTimeline writes the samples as CSV.
 func writeTimeline(w io.Writer, samples []Sample) error {
@@ -39,6 +49,7 @@ func writeTimeline(w io.Writer, samples []Sample) error {
 			strconv.Itoa(int(s.TargetUtilization)),
 			strconv.Itoa(int(s.Replicas)), strconv.Itoa(int(s.DesiredReplicas)),
 			strconv.Itoa(s.Overcommitted),
+			strconv.Itoa(int(s.ForecastReplicas)), s.Ahead, strconv.Itoa(s.ScaledOutAhead),
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -60,6 +71,14 @@ type Summary struct {
 	Waits             []time.Duration
 	MaxOvercommitted  int
 	PendingAtEnd      int
+	// ScaleAhead tells whether the SeedAutoscaler scaled ahead (any sample with a forecast
+	// reason); ScaledOutAhead counts the scale-outs its forecast drove, AheadSamples the
+	// samples in which the forecast raised or held the replicas (ScaledOutAhead or
+	// HeldScaleIn), and PeakForecastReplicas the most replicas it asked for.
+	ScaleAhead           bool
+	ScaledOutAhead       int
+	AheadSamples         int
+	PeakForecastReplicas int32
 }
 
 func summarize(samples []Sample, events []scaleEvent, waits []time.Duration) Summary {
@@ -85,6 +104,12 @@ func summarize(samples []Sample, events []scaleEvent, waits []time.Duration) Sum
 			sum.MaxOvercommitted = s.Overcommitted
 		}
 		sum.PendingAtEnd = s.Pending
+		sum.ScaleAhead = sum.ScaleAhead || s.Ahead != ""
+		sum.ScaledOutAhead = max(sum.ScaledOutAhead, s.ScaledOutAhead)
+		sum.PeakForecastReplicas = max(sum.PeakForecastReplicas, s.ForecastReplicas)
+		if s.Ahead == aheadScaledOut || s.Ahead == aheadHeldScaleIn {
+			sum.AheadSamples++
+		}
 	}
 	return sum
 }
@@ -112,6 +137,11 @@ func (s Summary) Markdown() string {
 		percentile(s.Waits, 0.5).Truncate(time.Second), percentile(s.Waits, 0.95).Truncate(time.Second), percentile(s.Waits, 1).Truncate(time.Second))
 	fmt.Fprintf(&b, "| shoots pending at the end | %d |\n", s.PendingAtEnd)
 	fmt.Fprintf(&b, "| overcommits (seeds above allocatable, worst sample) | %d |\n", s.MaxOvercommitted)
+	if s.ScaleAhead {
+		fmt.Fprintf(&b, "| scale-outs driven by the forecast (ScaledOutAhead events) | %d |\n", s.ScaledOutAhead)
+		fmt.Fprintf(&b, "| samples with the forecast above the reactive decision (ScaledOutAhead, HeldScaleIn) | %d |\n", s.AheadSamples)
+		fmt.Fprintf(&b, "| most replicas the forecast asked for | %d |\n", s.PeakForecastReplicas)
+	}
 	if len(s.ScaleEvents) > 0 {
 		b.WriteString("\n## Scale events\n\n")
 		for _, e := range s.ScaleEvents {
@@ -147,18 +177,33 @@ func writePlot(path string, samples []Sample) error {
 	replicas.Title.Text = "ManagedSeedSet replicas"
 	replicas.X.Label.Text = "seconds"
 	replicas.Y.Label.Text = "seeds"
-	if err := addLines(replicas,
-		line{"replicas", series(func(s Sample) float64 { return float64(s.Replicas) }), color.RGBA{R: 120, G: 60, B: 160, A: 255}},
-		line{"desired", series(func(s Sample) float64 { return float64(s.DesiredReplicas) }), color.RGBA{R: 230, G: 150, A: 255}},
-	); err != nil {
+	replicaLines := []line{
+		{"replicas", series(func(s Sample) float64 { return float64(s.Replicas) }), color.RGBA{R: 120, G: 60, B: 160, A: 255}},
+		{"desired", series(func(s Sample) float64 { return float64(s.DesiredReplicas) }), color.RGBA{R: 230, G: 150, A: 255}},
+	}
+	if slices.ContainsFunc(samples, func(s Sample) bool { return s.ForecastReplicas > 0 }) {
+		replicaLines = append(replicaLines, line{"forecast (scale-ahead)",
+			series(func(s Sample) float64 { return float64(s.ForecastReplicas) }), color.RGBA{G: 160, B: 200, A: 255}})
+	}
+	if err := addLines(replicas, replicaLines...); err != nil {
 		return err
 	}
+	return writeTiles(path, shoots, replicas)
+}
+
+// writeTiles draws plots one above the other into a PNG.
+func writeTiles(path string, plots ...*plot.Plot) error {
 	img := vgimg.New(10*vg.Inch, 8*vg.Inch)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(12)}
-	canvases := plot.Align([][]*plot.Plot{{shoots}, {replicas}}, tiles, dc)
-	shoots.Draw(canvases[0][0])
-	replicas.Draw(canvases[1][0])
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(12)}
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	canvases := plot.Align(rows, tiles, dc)
+	for i, p := range plots {
+		p.Draw(canvases[i][0])
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err

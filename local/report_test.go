@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -58,6 +60,27 @@ func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 	assert.Equal(t, int32(3), s.DesiredReplicas)
 	assert.Equal(t, int32(70), s.TargetUtilization)
 	assert.InDelta(t, 1.5, s.Utilization(), 1e-9)
+	assert.Empty(t, s.Ahead, "no scale-ahead status: no forecast")
+
+	sa.Status.ScaleAhead = &seedmanagementv1alpha1.ScaleAheadStatus{Reason: "HeldScaleIn", ForecastReplicas: ptr.To[int32](4)}
+	s = takeSample(5*time.Second, shoots, seeds, countUsage(shoots), set, sa)
+	assert.Equal(t, "HeldScaleIn", s.Ahead)
+	assert.Equal(t, int32(4), s.ForecastReplicas)
+}
+
+// Only the ScaledOutAhead events of the watched SeedAutoscaler count, a series each time.
+func TestCountScaledOutAhead(t *testing.T) {
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "demo"}}
+	regarding := corev1.ObjectReference{Kind: "SeedAutoscaler", Namespace: "garden", Name: "demo"}
+	other := regarding
+	other.Name = "other"
+	evs := []eventsv1.Event{
+		{Reason: "ScaledOutAhead", Regarding: regarding},
+		{Reason: "ScaledOutAhead", Regarding: regarding, Series: &eventsv1.EventSeries{Count: 3}},
+		{Reason: "SuccessfulRescale", Regarding: regarding},
+		{Reason: "ScaledOutAhead", Regarding: other},
+	}
+	assert.Equal(t, 4, countScaledOutAhead(evs, sa))
 }
 
 func TestWaitTrackerMeasuresFromCreationToFirstSeenBound(t *testing.T) {
@@ -92,13 +115,14 @@ func TestSummaryAndTimeline(t *testing.T) {
 	assert.Contains(t, md, "| wait for a seed: median / p95 / max | 3s / 3s / 10s |")
 	assert.Contains(t, md, "| overcommits (seeds above allocatable, worst sample) | 0 |")
 	assert.Contains(t, md, "1 → 3 at 8s")
+	assert.NotContains(t, md, "forecast", "a run without scale-ahead says nothing of forecasts")
 
 	var csv bytes.Buffer
 	require.NoError(t, writeTimeline(&csv, samples))
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
 	require.Len(t, lines, 4)
 	assert.Equal(t, strings.Join(timelineHeader, ","), lines[0])
-	assert.Equal(t, "10.0,40,30,10,2,2,40,30,0.7500,70,2,3,0", lines[2])
+	assert.Equal(t, "10.0,40,30,10,2,2,40,30,0.7500,70,2,3,0,0,,0", lines[2])
 
 	dir := t.TempDir()
 	_, err := writeReport(dir, samples, events, nil)
@@ -112,6 +136,36 @@ func TestSummaryAndTimeline(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, name))
 		assert.NoError(t, err, name)
 	}
+}
+
+// A run that scales ahead reports the forecast: its replicas and reason per sample in the
+// timeline, and in the summary the scale-outs it drove, the samples it raised or held the
+// replicas, and the most replicas it asked for.
+func TestSummaryOfAScaleAheadRun(t *testing.T) {
+	samples := []Sample{
+		{Elapsed: 0, Demand: 10, Replicas: 1, Ahead: "ForecastMissing"},
+		{Elapsed: 2 * time.Second, Demand: 60, Replicas: 2, ForecastReplicas: 4, Ahead: "ScaledOutAhead", ScaledOutAhead: 1},
+		{Elapsed: 4 * time.Second, Demand: 90, Replicas: 4, ForecastReplicas: 5, Ahead: "ScaledOutAhead", ScaledOutAhead: 2},
+		{Elapsed: 6 * time.Second, Demand: 90, Replicas: 5, ForecastReplicas: 3, Ahead: "ReactiveWins", ScaledOutAhead: 2},
+		{Elapsed: 8 * time.Second, Demand: 20, Replicas: 5, ForecastReplicas: 3, Ahead: "HeldScaleIn", ScaledOutAhead: 2},
+	}
+	sum := summarize(samples, nil, nil)
+	assert.True(t, sum.ScaleAhead)
+	assert.Equal(t, 2, sum.ScaledOutAhead)
+	assert.Equal(t, 3, sum.AheadSamples)
+	assert.Equal(t, int32(5), sum.PeakForecastReplicas)
+	md := sum.Markdown()
+	assert.Contains(t, md, "| scale-outs driven by the forecast (ScaledOutAhead events) | 2 |")
+	assert.Contains(t, md, "| most replicas the forecast asked for | 5 |")
+
+	var csv bytes.Buffer
+	require.NoError(t, writeTimeline(&csv, samples))
+	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
+	assert.True(t, strings.HasSuffix(lines[2], ",4,ScaledOutAhead,1"), lines[2])
+
+	out := renderView(nil, samples, nil, 5)
+	assert.Contains(t, out, "HeldScaleIn")
+	assert.Contains(t, out, "scaled out ahead of demand: 2")
 }
 
 func TestRenderViewShowsTheLatestRows(t *testing.T) {

@@ -3,13 +3,17 @@ package local
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -36,6 +40,14 @@ type Sample struct {
 	Targets string
 	// ScalingActive is the status of the SeedAutoscaler's ScalingActive condition.
 	ScalingActive string
+	// Ahead is what became of the SeedAutoscaler's forecast (status.scaleAhead.reason, its
+	// AHEAD column), empty without scale-ahead; ForecastReplicas the replicas the forecast
+	// asked for, 0 when it asked for none.
+	Ahead            string
+	ForecastReplicas int32
+	// ScaledOutAhead counts the SeedAutoscaler's ScaledOutAhead events so far: the
+	// scale-outs its forecast drove ahead of the reactive decision.
+	ScaledOutAhead int
 }
 
 // Utilization is Usage / Allocatable over ready seeds, 0 without allocatable.
@@ -101,8 +113,30 @@ func takeSample(elapsed time.Duration, shoots []gardencorev1beta1.Shoot, seeds [
 		if c := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive); c != nil {
 			s.ScalingActive = string(c.Status)
 		}
+		if ahead := sa.Status.ScaleAhead; ahead != nil {
+			s.Ahead = string(ahead.Reason)
+			s.ForecastReplicas = ptr.Deref(ahead.ForecastReplicas, 0)
+		}
 	}
 	return s
+}
+
+// countScaledOutAhead counts the ScaledOutAhead events regarding the SeedAutoscaler sa; an
+// event repeated as a series counts each time.
+func countScaledOutAhead(evs []eventsv1.Event, sa *seedmanagementv1alpha1.SeedAutoscaler) int {
+	n := 0
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Reason != string(forecast.ReasonScaledOutAhead) || ev.Regarding.Kind != "SeedAutoscaler" ||
+			ev.Regarding.Namespace != sa.Namespace || ev.Regarding.Name != sa.Name {
+			continue
+		}
+		n++
+		if ev.Series != nil && ev.Series.Count > 1 {
+			n += int(ev.Series.Count) - 1
+		}
+	}
+	return n
 }
 
 // waitTracker measures how long tenant shoots waited for a seed: from creation to the first
@@ -157,8 +191,8 @@ func renderView(header []string, samples []Sample, events []scaleEvent, rows int
 		b.WriteString(h + "\n")
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "%8s %7s %6s %8s %11s %17s %9s %7s %5s\n",
-		"TIME", "DEMAND", "BOUND", "PENDING", "SEEDS READY", "UTILIZATION/TARGET", "REPLICAS", "DESIRED", "OVER")
+	fmt.Fprintf(&b, "%8s %7s %6s %8s %11s %17s %9s %7s %8s %-14s %5s\n",
+		"TIME", "DEMAND", "BOUND", "PENDING", "SEEDS READY", "UTILIZATION/TARGET", "REPLICAS", "DESIRED", "FORECAST", "AHEAD", "OVER")
 	start := 0
 	if len(samples) > rows {
 		start = len(samples) - rows
@@ -168,15 +202,26 @@ func renderView(header []string, samples []Sample, events []scaleEvent, rows int
 		if s.TargetUtilization > 0 {
 			target = fmt.Sprintf("%d%%", s.TargetUtilization)
 		}
-		fmt.Fprintf(&b, "%8s %7d %6d %8d %5d/%-5d %11s %9d %7d %5d\n",
+		forecastReplicas, ahead := "-", "-"
+		if s.ForecastReplicas > 0 {
+			forecastReplicas = strconv.Itoa(int(s.ForecastReplicas))
+		}
+		if s.Ahead != "" {
+			ahead = s.Ahead
+		}
+		fmt.Fprintf(&b, "%8s %7d %6d %8d %5d/%-5d %11s %9d %7d %8s %-14s %5d\n",
 			s.Elapsed.Truncate(time.Second), s.Demand, s.Bound, s.Pending, s.SeedsReady, s.Seeds,
-			fmt.Sprintf("%.0f%%/%s", 100*s.Utilization(), target), s.Replicas, s.DesiredReplicas, s.Overcommitted)
+			fmt.Sprintf("%.0f%%/%s", 100*s.Utilization(), target), s.Replicas, s.DesiredReplicas,
+			forecastReplicas, ahead, s.Overcommitted)
 	}
-	last := "none yet"
+	last, ahead := "none yet", 0
 	if len(events) > 0 {
 		last = events[len(events)-1].String()
 	}
-	fmt.Fprintf(&b, "\nlast scale event: %s   scale events: %d\n", last, len(events))
+	if len(samples) > 0 {
+		ahead = samples[len(samples)-1].ScaledOutAhead
+	}
+	fmt.Fprintf(&b, "\nlast scale event: %s   scale events: %d   scaled out ahead of demand: %d\n", last, len(events), ahead)
 	return b.String()
 }
 

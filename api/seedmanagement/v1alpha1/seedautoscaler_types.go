@@ -130,12 +130,12 @@ type ScaleAhead struct {
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:validation:XValidation:rule="self.all(f, self.filter(g, g == f).size() == 1)",message="spec.scaleAhead.forecasts lists a forecast twice: list Trend and Seasonal at most once each"
 	Forecasts []ForecastType `json:"forecasts,omitempty"`
-	// leadTimeSeconds is how far ahead the forecasts look, 60 to 21600: the time a new seed
+	// leadTimeSeconds is how far ahead the forecasts look, 15 to 21600: the time a new seed
 	// takes to accept shoots. Unset, the autoscaler measures it from its own scale-outs
 	// (a new ManagedSeed's creation until its Seed is ready, the largest of the recent
 	// ones) and uses 900 until it has measured one.
 	// +optional
-	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Minimum=15
 	// +kubebuilder:validation:Maximum=21600
 	LeadTimeSeconds *int32 `json:"leadTimeSeconds,omitempty"`
 	// trend configures the Trend forecast.
@@ -152,10 +152,10 @@ type ScaleAhead struct {
 // TrendForecastSpec configures the Trend forecast.
 // +kubebuilder:validation:MinProperties=1
 type TrendForecastSpec struct {
-	// windowSeconds is the span of demand the line is fitted through, 300 to 86400;
-	// 1800 when unset.
+	// windowSeconds is the span of demand the line is fitted through, 60 to 86400;
+	// 1800 when unset. It should hold ten or more samples of the demand's recording rule.
 	// +optional
-	// +kubebuilder:validation:Minimum=300
+	// +kubebuilder:validation:Minimum=60
 	// +kubebuilder:validation:Maximum=86400
 	WindowSeconds *int32 `json:"windowSeconds,omitempty"`
 }
