@@ -77,6 +77,11 @@ type Configuration struct {
 	// ProgressInterval is the simulated time between two progress lines and timeline
 	// samples. Default 15m.
 	ProgressInterval metav1.Duration `json:"progressInterval,omitempty"`
+	// Writers is how many writes a step sends to the apiserver at once, 1 to 256. Default 1:
+	// one after the other, in the order the random draws were made, so a run repeats
+	// exactly. More fill a large landscape faster; the shoots' delays and outcomes are then
+	// drawn in the order the writes finish.
+	Writers int `json:"writers,omitempty"`
 	// Shoots configures the infrastructure: how shoots are created and deleted.
 	Shoots ShootsConfig `json:"shoots,omitempty"`
 	// Gardenlets configures the seeds' gardenlets.
@@ -125,6 +130,9 @@ type Fault struct {
 type DemandConfig struct {
 	// Profile is constant, ramp, step, sine or replay. Default constant.
 	Profile Profile `json:"profile,omitempty"`
+	// Start is the simulated time the tenants wait before they create their first shoot,
+	// so that a landscape's seeds come up first; the profile's time begins then. Default 0.
+	Start metav1.Duration `json:"start,omitempty"`
 	// Constant holds the settings of the constant profile.
 	Constant *ConstantProfile `json:"constant,omitempty"`
 	// Ramp holds the settings of the ramp profile.
@@ -345,6 +353,9 @@ func SetDefaults(cfg *Configuration) {
 	}
 	setDuration(&cfg.Tick, time.Second)
 	setDuration(&cfg.ProgressInterval, 15*time.Minute)
+	if cfg.Writers == 0 {
+		cfg.Writers = 1
+	}
 	setDuration(&cfg.Shoots.CreateDelay, 5*time.Minute)
 	setDuration(&cfg.Shoots.DeleteDelay, 2*time.Minute)
 	if cfg.Shoots.Jitter == nil {
@@ -432,8 +443,12 @@ func Validate(cfg *Configuration) error {
 		}
 	}
 	nonNegative("duration", cfg.Duration)
+	nonNegative("demand.start", cfg.Demand.Start)
 	positive("tick", cfg.Tick)
 	positive("progressInterval", cfg.ProgressInterval)
+	if w := cfg.Writers; w < 1 || w > maxWriters {
+		add("writers", "must be from 1 to %d (writes a step sends at once), got %d", maxWriters, w)
+	}
 	positive("shoots.createDelay", cfg.Shoots.CreateDelay)
 	positive("shoots.deleteDelay", cfg.Shoots.DeleteDelay)
 	if j := *cfg.Shoots.Jitter; j < 0 || j >= 1 {

@@ -90,34 +90,39 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 
 	// A heartbeat more often than once a tick cannot be kept anyway.
 	interval := max(s.real(s.cfg.Gardenlets.HeartbeatInterval.Duration), s.cfg.Tick.Duration)
-	var errs []error
-	for i := range seeds {
+	if err := s.ensureNamespace(ctx, LeaseNamespace); err != nil {
+		return []error{err}
+	}
+	var errs errorList
+	s.forEach(len(seeds), func(i int) {
 		seed := &seeds[i]
 		if !GardenletRuns(seed.Name, managed, shootOperation, *s.cfg.Gardenlets.RenewUnmanagedSeeds) {
-			continue
+			return
 		}
 		if !s.faulty(seed, FaultHeartbeat, elapsed) {
-			if last, ok := s.lastHeartbeat[seed.Name]; !ok || now.Sub(last) >= interval {
+			s.stateMu.Lock()
+			last, ok := s.lastHeartbeat[seed.Name]
+			s.stateMu.Unlock()
+			if !ok || now.Sub(last) >= interval {
 				if err := s.renewLease(ctx, seed.Name, interval, now); err != nil {
-					errs = append(errs, err)
+					errs.add(err)
 				} else {
+					s.stateMu.Lock()
 					s.lastHeartbeat[seed.Name] = now
+					s.stateMu.Unlock()
 				}
 			}
 		}
 		if seed.Spec.Backup != nil {
 			if err := s.reportBackup(ctx, seed, !s.faulty(seed, FaultBackup, elapsed), now); err != nil {
-				errs = append(errs, err)
+				errs.add(err)
 			}
 		}
-	}
-	return errs
+	})
+	return errs.errs
 }
 
 func (s *Simulator) renewLease(ctx context.Context, seedName string, interval time.Duration, now time.Time) error {
-	if err := s.ensureNamespace(ctx, LeaseNamespace); err != nil {
-		return err
-	}
 	renew := metav1.NewMicroTime(now)
 	lease := &coordinationv1.Lease{}
 	err := s.client.Get(ctx, client.ObjectKey{Namespace: LeaseNamespace, Name: seedName}, lease)

@@ -19,8 +19,12 @@ import (
 const AnyLocation = ""
 
 // Desired is the number of tenant shoots the demand asks for at simulated time t after the
-// start: one count under AnyLocation, or for replay one count per provider/region.
+// start (none before the demand's Start, and the profile's time begins then): one count under AnyLocation, or for replay one count per provider/region.
 func Desired(d *DemandConfig, t time.Duration) map[string]int {
+	if t < d.Start.Duration {
+		return map[string]int{}
+	}
+	t -= d.Start.Duration
 	switch d.Profile {
 	case ProfileConstant:
 		return map[string]int{AnyLocation: d.Constant.Shoots}

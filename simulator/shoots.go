@@ -21,11 +21,13 @@ import (
 // reconcileShoots plays the infrastructure for every shoot, the tenants' and the
 // ManagedSeedSets' replicas alike.
 func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1beta1.Shoot, now time.Time) []error {
-	var errs []error
+	var errs errorList
 	seen := make(map[types.UID]bool, len(shoots))
 	for i := range shoots {
+		seen[shoots[i].UID] = true
+	}
+	s.forEach(len(shoots), func(i int) {
 		shoot := &shoots[i]
-		seen[shoot.UID] = true
 		var err error
 		if shoot.DeletionTimestamp != nil {
 			err = s.reconcileShootDeletion(ctx, shoot, now)
@@ -33,10 +35,12 @@ func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1be
 			err = s.reconcileShoot(ctx, shoot, now)
 		}
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			errs = append(errs, err)
+			errs.add(err)
 		}
-	}
+	})
 	// Forget shoots that are gone.
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
 	for uid := range s.operationDue {
 		if !seen[uid] {
 			delete(s.operationDue, uid)
@@ -47,18 +51,19 @@ func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1be
 			delete(s.deletionDue, uid)
 		}
 	}
-	return errs
+	return errs.errs
 }
 
 func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
 	if op := shoot.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateProcessing {
 		// An operation this simulator did not start (or started before a restart) ends a
 		// creation delay from now, so no shoot stays Processing for ever.
-		if _, ok := s.operationDue[shoot.UID]; !ok {
-			s.operationDue[shoot.UID] = now.Add(s.real(Jittered(s.cfg.Shoots.CreateDelay.Duration, *s.cfg.Shoots.Jitter, s.rand.Float64())))
+		if _, ok := s.operationDueOf(shoot.UID); !ok {
+			s.setOperationDue(shoot.UID, now.Add(s.jittered(s.cfg.Shoots.CreateDelay.Duration)))
 		}
 	}
-	transition := NextShootTransition(shoot, s.operationDue[shoot.UID], now)
+	due, _ := s.operationDueOf(shoot.UID)
+	transition := NextShootTransition(shoot, due, now)
 
 	// Metadata first: the finalizer, and consuming the retry annotation.
 	if !controllerutil.ContainsFinalizer(shoot, Finalizer) || transition.RemoveRetry {
@@ -86,7 +91,7 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 	case ActionFinish:
 		next = &gardencorev1beta1.LastOperation{Type: op.Type, State: gardencorev1beta1.LastOperationStateSucceeded,
 			Progress: 100, LastUpdateTime: metav1.NewTime(now), Description: fmt.Sprintf("%s of the shoot succeeded (simulated).", op.Type)}
-		if s.rand.Float64() < s.cfg.Shoots.FailureRate {
+		if s.float64() < s.cfg.Shoots.FailureRate {
 			next.State, next.Progress = gardencorev1beta1.LastOperationStateFailed, 0
 			next.Description = fmt.Sprintf("%s of the shoot failed (simulated infrastructure failure); annotate it %s=%s to retry.",
 				op.Type, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
@@ -103,9 +108,9 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 		return fmt.Errorf("patching the status of shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
 	}
 	if next.State == gardencorev1beta1.LastOperationStateProcessing {
-		s.operationDue[shoot.UID] = now.Add(s.real(Jittered(s.cfg.Shoots.CreateDelay.Duration, *s.cfg.Shoots.Jitter, s.rand.Float64())))
+		s.setOperationDue(shoot.UID, now.Add(s.jittered(s.cfg.Shoots.CreateDelay.Duration)))
 	} else {
-		delete(s.operationDue, shoot.UID)
+		s.setOperationDue(shoot.UID, time.Time{})
 	}
 	log.FromContext(ctx).V(1).Info("Shoot operation", "shoot", klog.KObj(shoot), "type", next.Type, "state", next.State)
 	return nil
@@ -117,11 +122,7 @@ func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencor
 	if !controllerutil.ContainsFinalizer(shoot, Finalizer) {
 		return nil
 	}
-	due, ok := s.deletionDue[shoot.UID]
-	if !ok {
-		due = now.Add(s.real(Jittered(s.cfg.Shoots.DeleteDelay.Duration, *s.cfg.Shoots.Jitter, s.rand.Float64())))
-		s.deletionDue[shoot.UID] = due
-	}
+	due := s.deletionDueOf(shoot.UID, now)
 	if now.Before(due) {
 		if op := shoot.Status.LastOperation; op != nil && op.Type == gardencorev1beta1.LastOperationTypeDelete {
 			return nil
@@ -138,7 +139,7 @@ func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencor
 	if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("removing the finalizer of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
 	}
-	delete(s.deletionDue, shoot.UID)
+	s.forgetDeletion(shoot.UID)
 	log.FromContext(ctx).V(1).Info("Shoot deleted", "shoot", klog.KObj(shoot))
 	return nil
 }

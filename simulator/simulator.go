@@ -65,6 +65,9 @@ type Simulator struct {
 	expectCreated map[string]expectedShoot // by namespace/name
 	expectDeleted map[types.UID]time.Time  // when the delete was sent
 
+	// stateMu guards the maps above and rand while a step writes with several writers.
+	stateMu sync.Mutex
+
 	mu       sync.Mutex
 	timeline []Sample
 }

@@ -130,41 +130,52 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	}
 	remove, create := TenantChanges(desired, live, expired)
 
-	var errs []error
-	errs = append(errs, s.retryFailedTenants(ctx, live, remove)...)
-	for _, sh := range remove {
+	var errs errorList
+	errs.errs = s.retryFailedTenants(ctx, live, remove)
+	s.forEach(len(remove), func(i int) {
+		sh := remove[i]
 		if err := s.client.Delete(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
-			continue
+			errs.add(fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
+			return
 		}
+		s.stateMu.Lock()
 		delete(s.expectCreated, usage.Key(sh))
 		s.expectDeleted[sh.UID] = now
+		s.stateMu.Unlock()
 		log.FromContext(ctx).V(1).Info("Tenant deleted a shoot", "shoot", klog.KObj(sh))
-	}
+	})
+
+	// The new shoots are drawn one after the other, so a run repeats, and written at once.
 	keys := make([]string, 0, len(create))
 	for k := range create {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var created []*gardencorev1beta1.Shoot
 	for _, k := range keys {
 		for range create[k] {
 			sh := s.newTenantShoot(k, now)
 			if err := s.ensureNamespace(ctx, sh.Namespace); err != nil {
-				errs = append(errs, err)
+				errs.add(err)
 				break
 			}
-			if err := s.client.Create(ctx, sh); err != nil {
-				if !apierrors.IsAlreadyExists(err) {
-					errs = append(errs, fmt.Errorf("creating tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
-					break
-				}
-				continue // a name drawn twice: the next step makes up for it
-			}
-			s.expectCreated[usage.Key(sh)] = expectedShoot{shoot: sh, at: now}
-			log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
+			created = append(created, sh)
 		}
 	}
-	return errs
+	s.forEach(len(created), func(i int) {
+		sh := created[i]
+		if err := s.client.Create(ctx, sh); err != nil {
+			if !apierrors.IsAlreadyExists(err) {
+				errs.add(fmt.Errorf("creating tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
+			}
+			return // AlreadyExists: a name drawn twice; the next step makes up for it
+		}
+		s.stateMu.Lock()
+		s.expectCreated[usage.Key(sh)] = expectedShoot{shoot: sh, at: now}
+		s.stateMu.Unlock()
+		log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
+	})
+	return errs.errs
 }
 
 // retryFailedTenants asks for a retry of every tenant shoot whose last operation failed, as
