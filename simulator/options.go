@@ -18,6 +18,10 @@ type Options struct {
 	// ConfigPath is the SimulatorConfiguration file; empty means the defaults with no
 	// tenant demand.
 	ConfigPath string
+	// Profile is a built-in configuration instead of ConfigPath: "fleet" (FleetConfiguration
+	// of FleetSeeds seeds).
+	Profile    string
+	FleetSeeds int
 	// Speed, Duration and RandomSeed override the file's values when set.
 	Speed      *float64
 	Duration   *time.Duration
@@ -31,12 +35,14 @@ type Options struct {
 }
 
 // NewOptions returns the defaults.
-func NewOptions() *Options { return &Options{Timeline: "-"} }
+func NewOptions() *Options { return &Options{Timeline: "-", FleetSeeds: 1000} }
 
 // AddFlags registers the simulator's flags: /metrics on :8088, probes on :8089.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Options.AddFlags(fs, 8088, 8089)
 	fs.StringVar(&o.ConfigPath, "config", o.ConfigPath, "SimulatorConfiguration file (examples/config/simulator.yaml). Empty: the defaults, no tenant demand (shoots and gardenlets are still played).")
+	fs.StringVar(&o.Profile, "profile", o.Profile, "A built-in configuration instead of --config: fleet (--fleet-seeds seeds in ManagedSeedSets of 10 across 24 regions of three providers, 100 tenant shoots a seed; the landscape itself comes from `seedscaler local --profile fleet`).")
+	fs.IntVar(&o.FleetSeeds, "fleet-seeds", o.FleetSeeds, "With --profile fleet: the seeds of the fleet (its tenant demand is 100 shoots a seed).")
 	fs.Var(&override[float64]{&o.Speed, "float64", parseFloat, formatFloat}, "speed", "Simulated seconds per wall-clock second; overrides the file's speed (default: the file's, else 1).")
 	fs.Var(&override[time.Duration]{&o.Duration, "duration", time.ParseDuration, time.Duration.String}, "duration", "Simulated time to run, 0 until stopped; overrides the file's duration.")
 	fs.Var(&override[uint64]{&o.RandomSeed, "uint64", parseUint, formatUint}, "seed", "Seed of every random draw; overrides the file's randomSeed (default: the file's, else 1).")
@@ -50,6 +56,15 @@ func (o *Options) Validate() error {
 	if o.Speed != nil && *o.Speed <= 0 {
 		errs = append(errs, fmt.Errorf("--speed must be positive, such as 240 (a day in 6 minutes), not %v", *o.Speed))
 	}
+	if o.Profile != "" && o.Profile != ProfileFleet {
+		errs = append(errs, fmt.Errorf("--profile must be %s (or empty, with --config), not %q", ProfileFleet, o.Profile))
+	}
+	if o.Profile != "" && o.ConfigPath != "" {
+		errs = append(errs, fmt.Errorf("--profile %s and --config %s both name a configuration: give one", o.Profile, o.ConfigPath))
+	}
+	if o.FleetSeeds < 1 {
+		errs = append(errs, fmt.Errorf("--fleet-seeds must be at least 1, such as 1000, not %d", o.FleetSeeds))
+	}
 	if o.Duration != nil && *o.Duration < 0 {
 		errs = append(errs, fmt.Errorf("--duration must not be negative, not %s; 0 runs until stopped", *o.Duration))
 	}
@@ -60,7 +75,9 @@ func (o *Options) Validate() error {
 // and validates it.
 func (o *Options) Configuration() (*Configuration, error) {
 	cfg := &Configuration{}
-	if o.ConfigPath != "" {
+	if o.Profile == ProfileFleet {
+		cfg = FleetConfiguration(o.FleetSeeds)
+	} else if o.ConfigPath != "" {
 		var err error
 		if cfg, err = LoadConfiguration(o.ConfigPath); err != nil {
 			return nil, err

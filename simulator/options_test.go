@@ -31,6 +31,10 @@ func TestOptionsValidateNamesTheBadFlag(t *testing.T) {
 		{"run until stopped", []string{"--duration=0"}, ""},
 		{"zero speed", []string{"--speed=0"}, "--speed must be positive"},
 		{"negative duration", []string{"--duration=-1h"}, "--duration must not be negative"},
+		{"fleet", []string{"--profile=fleet", "--fleet-seeds=100"}, ""},
+		{"unknown profile", []string{"--profile=huge"}, `--profile must be fleet (or empty, with --config), not "huge"`},
+		{"profile and config", []string{"--profile=fleet", "--config=x.yaml"}, "--profile fleet and --config x.yaml both name a configuration"},
+		{"no seeds", []string{"--profile=fleet", "--fleet-seeds=0"}, "--fleet-seeds must be at least 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -43,6 +47,14 @@ func TestOptionsValidateNamesTheBadFlag(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
+}
+
+// --profile fleet is the fleet's configuration of --fleet-seeds seeds, with the overrides.
+func TestOptionsFleetProfile(t *testing.T) {
+	cfg, err := parseOptions(t, "--profile=fleet", "--fleet-seeds=100", "--speed=60").Configuration()
+	require.NoError(t, err)
+	assert.Equal(t, 10_000, Total(Desired(&cfg.Demand, 0)))
+	assert.InDelta(t, 60.0, cfg.Speed, 0)
 }
 
 // A flag overrides the file's value only when given, 0 included.
