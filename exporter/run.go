@@ -52,7 +52,7 @@ func Run(ctx context.Context, o *Options) error {
 	exp.Collector().SetShootInfo(o.ShootInfo)
 	// Plain, or HTTPS for authorized scrapers only (--metrics-secure), as the managers serve.
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		done, err := app.StartMetrics(logr.NewContext(ctx, log), cfg, o.MetricsBindAddress, o.MetricsSecure, exp.Collector().Handler(ctrlmetrics.Registry))
+		done, err := app.StartMetrics(logr.NewContext(ctx, log), cfg, o.MetricsBindAddress, o.MetricsSecure, o.Profiling, exp.Collector().Handler(ctrlmetrics.Registry))
 		if err != nil || done == nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -36,6 +37,9 @@ func AddMetricsSecureFlag(fs *pflag.FlagSet, secure *bool) {
 // and authorized through the kube-apiserver, as kubebuilder sets a manager up.
 func (o *Options) metricsServerOptions() metricsserver.Options {
 	opts := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.Profiling {
+		opts.ExtraHandlers = profilingHandlers()
+	}
 	if o.MetricsSecure {
 		opts.SecureServing = true
 		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
@@ -47,16 +51,36 @@ func (o *Options) metricsServerOptions() metricsserver.Options {
 
 func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 
-// StartMetrics serves handler on addr until ctx ends, for parts that render /metrics
-// themselves (the exporter, the adapter): plain HTTP, or with secure the same HTTPS,
+// profilingHandlers are net/http/pprof's handlers by path, for --profiling.
+func profilingHandlers() map[string]http.Handler {
+	return map[string]http.Handler{
+		"/debug/pprof/":        http.HandlerFunc(pprof.Index),
+		"/debug/pprof/cmdline": http.HandlerFunc(pprof.Cmdline),
+		"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
+		"/debug/pprof/symbol":  http.HandlerFunc(pprof.Symbol),
+		"/debug/pprof/trace":   http.HandlerFunc(pprof.Trace),
+	}
+}
+
+// StartMetrics serves metrics as /metrics on addr until ctx ends, for parts that render
+// /metrics themselves (the exporter, the adapter), and with profiling Go's profiles under
+// /debug/pprof/: plain HTTP, or with secure the same HTTPS,
 // authentication and authorization a manager's metrics server has. It returns once it
 // listens, logging through the logger of ctx; the channel gets the server's error, or nil after ctx ended. An addr of "0" or
 // "" serves nothing and returns a nil channel.
-func StartMetrics(ctx context.Context, cfg *rest.Config, addr string, secure bool, handler http.Handler) (<-chan error, error) {
+func StartMetrics(ctx context.Context, cfg *rest.Config, addr string, secure, profiling bool, metrics http.Handler) (<-chan error, error) {
 	if addr == "" || addr == "0" {
 		return nil, nil
 	}
 	log := logr.FromContextOrDiscard(ctx)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", metrics)
+	if profiling {
+		for path, h := range profilingHandlers() {
+			mux.Handle(path, h)
+		}
+	}
+	var handler http.Handler = mux
 	if secure {
 		httpClient, err := rest.HTTPClientFor(cfg)
 		if err != nil {
@@ -66,7 +90,7 @@ func StartMetrics(ctx context.Context, cfg *rest.Config, addr string, secure boo
 		if err != nil {
 			return nil, fmt.Errorf("setting up metrics authentication and authorization: %w", err)
 		}
-		if handler, err = filter(log.WithValues("path", "/metrics"), handler); err != nil {
+		if handler, err = filter(log, handler); err != nil {
 			return nil, err
 		}
 	}
@@ -89,9 +113,7 @@ func StartMetrics(ctx context.Context, cfg *rest.Config, addr string, secure boo
 		disableHTTP2(tlsConfig)
 		listener = tls.NewListener(listener, tlsConfig)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", handler)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() {
 		err := srv.Serve(listener)

@@ -41,7 +41,7 @@ func TestSecureMetricsServeOnlyAuthorizedScrapers(t *testing.T) {
 		require.NoError(t, err)
 		return tr.Status.Token
 	}
-	prometheus, nobody := token("prometheus"), token("nobody")
+	prometheus, nobody, profiler := token("prometheus"), token("nobody"), token("profiler")
 	_, err = cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader"},
 		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}}, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -50,15 +50,23 @@ func TestSecureMetricsServeOnlyAuthorizedScrapers(t *testing.T) {
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "prometheus", Namespace: "default"}}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 
+	_, err = cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "profiler"},
+		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/debug/pprof/*"}, Verbs: []string{"get"}}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "profiler"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "profiler"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "profiler", Namespace: "default"}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
 	// A manager's metrics server.
 	managerAddr := testenv.FreeLoopbackAddr(t)
-	o := &Options{MetricsBindAddress: managerAddr, MetricsSecure: true, HealthProbeBindAddress: "0"}
+	o := &Options{MetricsBindAddress: managerAddr, MetricsSecure: true, HealthProbeBindAddress: "0", Profiling: true}
 	mgr, err := o.NewManager("metrics-test", env.Config, nil)
 	require.NoError(t, err)
 	go func() { _ = mgr.Start(ctx) }()
 	// A part's own handler.
 	ownAddr := testenv.FreeLoopbackAddr(t)
-	done, err := StartMetrics(ctx, env.Config, ownAddr, true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	done, err := StartMetrics(ctx, env.Config, ownAddr, true, true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "garden_test 1\n")
 	}))
 	require.NoError(t, err)
@@ -96,6 +104,16 @@ func TestSecureMetricsServeOnlyAuthorizedScrapers(t *testing.T) {
 			assert.Contains(t, body, target.series)
 			code, _ = get("http://"+target.addr+"/metrics", prometheus)
 			assert.NotEqual(t, http.StatusOK, code, "plain HTTP answered")
+			// --profiling: the profiles are behind the same checks, and a right to /metrics
+			// is no right to them.
+			profiles := "https://" + target.addr + "/debug/pprof/"
+			code, _ = get(profiles, "")
+			assert.Equal(t, http.StatusUnauthorized, code, "profiles without a token")
+			code, _ = get(profiles, prometheus)
+			assert.Equal(t, http.StatusForbidden, code, "profiles with a right to /metrics only")
+			code, body = get(profiles+"heap?debug=1", profiler)
+			assert.Equal(t, http.StatusOK, code, body)
+			assert.Contains(t, body, "heap profile")
 		})
 	}
 	cancel()

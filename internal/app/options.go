@@ -35,6 +35,9 @@ type Options struct {
 	// QPS and Burst bound the client's request rate to the kube-apiserver.
 	QPS   float32
 	Burst int
+	// Profiling serves Go's profiles (net/http/pprof) under /debug/pprof/ on the metrics
+	// address, behind the same authentication and authorization as /metrics.
+	Profiling bool
 }
 
 // AddFlags registers the common flags with defaults for the given metrics and health ports.
@@ -47,6 +50,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet, metricsPort, healthPort int) {
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease; the pod's namespace when empty.")
 	fs.Float32Var(&o.QPS, "kube-api-qps", 50, "Requests per second to the kube-apiserver.")
 	fs.IntVar(&o.Burst, "kube-api-burst", 100, "Burst of requests to the kube-apiserver.")
+	fs.BoolVar(&o.Profiling, "profiling", false, "Serve Go's profiles (pprof) under /debug/pprof/ on the metrics address, authorized like /metrics with --metrics-secure.")
 }
 
 // Validate checks the common flags: the addresses must be host:port or "0".

@@ -67,6 +67,16 @@ func (p *Process) Start() error {
 	return nil
 }
 
+// PID is the process id of the last start; 0 before the first.
+func (p *Process) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // Running reports whether the process is alive.
 func (p *Process) Running() bool {
 	p.mu.Lock()
