@@ -113,6 +113,7 @@ func FleetConfiguration(seeds int) *Configuration {
 		Gardenlets: GardenletsConfig{HeartbeatInterval: metav1.Duration{Duration: 30 * time.Minute}},
 		Demand: DemandConfig{
 			Profile: ProfileSine,
+			Start:   metav1.Duration{Duration: FleetDemandStart},
 			Sine:    &SineProfile{Min: peak * 95 / 100, Max: peak, Period: metav1.Duration{Duration: 24 * time.Hour}, PeakAt: &metav1.Duration{}},
 			Purposes: []WeightedPurpose{
 				{Purpose: gardencorev1beta1.ShootPurposeProduction, Weight: 2},

@@ -53,7 +53,7 @@ func TestOptionsValidateNamesTheBadFlag(t *testing.T) {
 func TestOptionsFleetProfile(t *testing.T) {
 	cfg, err := parseOptions(t, "--profile=fleet", "--fleet-seeds=100", "--speed=60").Configuration()
 	require.NoError(t, err)
-	assert.Equal(t, 10_000, Total(Desired(&cfg.Demand, 0)))
+	assert.Equal(t, 10_000, Total(Desired(&cfg.Demand, FleetDemandStart)))
 	assert.InDelta(t, 60.0, cfg.Speed, 0)
 }
 
