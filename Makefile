@@ -171,6 +171,19 @@ bench-reaction: ## Measure how fast the whole loop reacts to steps of demand, st
 	$(TEST_ENV) SEEDSCALER_REACTION_STEPS=$(REACTION_STEPS) SEEDSCALER_REACTION_AUTOSCALER_ARGS="$(REACTION_AUTOSCALER_ARGS)" \
 	  $(GO) test -tags integration -count=1 -run '^$$' -bench '^BenchmarkReaction$$' -benchtime 1x -timeout 3h ./test/e2e/
 
+# `make bench-fleet`: the whole stack on the fleet profile, FLEET_SEEDS seeds (100 tenant
+# shoots each) for FLEET_DURATION of wall time.
+FLEET_SEEDS ?= 1000
+FLEET_DURATION ?= 20m
+
+.PHONY: bench-fleet
+bench-fleet: build ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv).
+	$(TOOLS) envtest prometheus
+	@# The parts run as the image's build (no development packages), as deployed.
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-parts ./cmd/seedscaler
+	$(TEST_ENV) bin/seedscaler local --profile fleet --fleet-seeds $(FLEET_SEEDS) --duration $(FLEET_DURATION) \
+	  --parts-binary bin/seedscaler-parts
+
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).
 TRACE ?=

@@ -6,6 +6,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +20,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -43,8 +44,11 @@ type Options struct {
 	Duration time.Duration
 	// Speed compresses the simulator's time: 60 plays an hour of demand per minute.
 	Speed float64
-	// Profile is the simulator configuration file.
+	// Profile is ProfileDemo, ProfileFleet, or a simulator configuration file for the
+	// demo's landscape.
 	Profile string
+	// FleetSeeds is the size of the fleet with ProfileFleet.
+	FleetSeeds int
 	// Keep leaves the landscape running after the run until interrupted.
 	Keep bool
 	// ReportDir receives timeline.csv, plot.png and summary.md.
@@ -53,6 +57,10 @@ type Options struct {
 	Interval time.Duration
 	// Binary is the seedscaler binary the parts run as; this process's own when empty.
 	Binary string
+	// PartsBinary, when set, is the binary of the parts instead of Binary (the simulator
+	// stays on Binary, a development build): the build the image holds, to measure the parts
+	// as deployed.
+	PartsBinary string
 	// Out receives the live view; Interactive redraws it in place (a terminal).
 	Out         io.Writer
 	Interactive bool
@@ -94,8 +102,12 @@ type Stack struct {
 	Parts      map[string]*process.Process
 	log        logr.Logger
 	binary     string
+	// partsBinary runs the parts; binary runs the simulator.
+	partsBinary string
 	// adapterMetrics is the adapter's own metrics address, a Prometheus target.
 	adapterMetrics string
+	// metricsAddrs are the parts' metrics addresses by part name.
+	metricsAddrs map[string]string
 	// prometheusURL is where this machine reaches Prometheus.
 	prometheusURL string
 	// node is the one-node cluster the chart runs on, with --cluster.
@@ -120,6 +132,10 @@ func Run(ctx context.Context, opts Options) error {
 	defer st.Stop()
 	if err := st.StartSimulator(opts); err != nil {
 		return err
+	}
+	if opts.Profile == ProfileFleet {
+		_, _ = fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.prometheusURL, filepath.Join(st.WorkDir, "logs"))
+		return runFleet(ctx, st, opts)
 	}
 	_, _ = fmt.Fprintf(opts.Out, "kubeconfig: %s\nPrometheus: %s\nlogs:       %s\n\n", st.Kubeconfig, st.prometheusURL, filepath.Join(st.WorkDir, "logs"))
 
@@ -156,7 +172,8 @@ func newStack(log logr.Logger, root string, opts Options) (*Stack, error) {
 	if err := os.MkdirAll(filepath.Join(workDir, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	return &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary}, nil
+	partsBinary := cmp.Or(opts.PartsBinary, binary)
+	return &Stack{Root: root, WorkDir: workDir, Parts: map[string]*process.Process{}, log: log, binary: binary, partsBinary: partsBinary}, nil
 }
 
 // Start brings up the apiserver, the landscape, Prometheus and every part except the
@@ -196,11 +213,19 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	if err := os.WriteFile(st.Kubeconfig, kubeconfig, 0o600); err != nil {
 		return st, err
 	}
-	if err := st.applyLandscape(ctx); err != nil {
+	extraArgs := opts.ExtraArgs
+	if opts.Profile == ProfileFleet {
+		log.Info("Creating the fleet", "seeds", opts.FleetSeeds)
+		err = ApplyFleetLandscape(ctx, st.Env.Client, root, opts.FleetSeeds)
+		extraArgs = fleetArgs(extraArgs)
+	} else {
+		err = st.applyLandscape(ctx)
+	}
+	if err != nil {
 		return st, err
 	}
 
-	targets, err := st.startParts(opts.ExtraArgs)
+	targets, err := st.startParts(extraArgs)
 	if err != nil {
 		return st, err
 	}
@@ -218,7 +243,7 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	}
 	st.prometheusURL = st.Prometheus.URL
 	log.Info("Starting the adapter and registering it as the metrics APIService")
-	if err := st.startAdapter(ctx, opts.ExtraArgs["adapter"]); err != nil {
+	if err := st.startAdapter(ctx, extraArgs["adapter"]); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -243,20 +268,7 @@ func ApplyLandscape(ctx context.Context, c client.Client, root string) error {
 	if err := manifest.CreateOrderly(ctx, c, objs); err != nil {
 		return err
 	}
-	// The root seed stands for a seed that existed before seedscaler: registered, with a
-	// gardenlet (the simulator renews its heartbeat). Its status is what a gardenlet reports.
-	// The parts may already run (the chart's pods) and write the seed too.
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		soil := &gardencorev1beta1.Seed{}
-		if err := c.Get(ctx, client.ObjectKey{Name: rootSeed}, soil); err != nil {
-			return err
-		}
-		soil.Status.LastOperation = &gardencorev1beta1.LastOperation{
-			Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
-			Description: "Registered before seedscaler started.",
-		}
-		return c.Status().Update(ctx, soil)
-	})
+	return registerRootSeed(ctx, c, rootSeed)
 }
 
 // part describes one child process: its subcommand and extra flags.
@@ -287,12 +299,16 @@ func (st *Stack) startParts(extraArgs map[string][]string) ([]promrunner.Target,
 		args := append([]string{p.name, "--kubeconfig=" + st.Kubeconfig,
 			"--metrics-bind-address=" + metrics, "--health-probe-bind-address=" + health}, p.args...)
 		args = append(args, extraArgs[p.name]...)
-		proc := process.New(p.name, st.binary, filepath.Join(st.WorkDir, "logs"), args...)
+		proc := process.New(p.name, st.partsBinary, filepath.Join(st.WorkDir, "logs"), args...)
 		st.log.Info("Starting part", "part", p.name)
 		if err := proc.Start(); err != nil {
 			return nil, err
 		}
 		st.Parts[p.name] = proc
+		if st.metricsAddrs == nil {
+			st.metricsAddrs = map[string]string{}
+		}
+		st.metricsAddrs[p.name] = metrics
 		if p.scrape {
 			targets = append(targets, promrunner.Target{Job: "seedscaler-" + p.name, Addresses: []string{metrics}})
 		}
@@ -346,7 +362,7 @@ func (st *Stack) startAdapter(ctx context.Context, extraArgs []string) error {
 		"--kubeconfig=" + st.Kubeconfig, "--secure-port=" + portText, "--bind-address=127.0.0.1",
 		"--tls-cert-file=" + cert, "--tls-private-key-file=" + key, "--prometheus-url=" + st.Prometheus.URL,
 		"--metrics-bind-address=" + st.adapterMetrics, "--health-probe-bind-address=" + health}, extraArgs...)
-	proc := process.New("adapter", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
+	proc := process.New("adapter", st.partsBinary, filepath.Join(st.WorkDir, "logs"), args...)
 	st.log.Info("Starting part", "part", "adapter")
 	if err := proc.Start(); err != nil {
 		return err
@@ -361,13 +377,36 @@ func (st *Stack) startAdapter(ctx context.Context, extraArgs []string) error {
 	return nil
 }
 
+// fleetArgs are the flags the parts run with on the fleet, before extra: a client rate that
+// does not hold back a landscape of a thousand seeds, Go's profiles (the report keeps each
+// part's heap), and a heartbeat grace period of four of the fleet's heartbeats.
+func fleetArgs(extra map[string][]string) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range []string{"scheduler", "seed-controller", "set-controller", "exporter", "autoscaler"} {
+		out[p] = []string{"--kube-api-qps=500", "--kube-api-burst=1000", "--profiling"}
+	}
+	out["seed-controller"] = append(out["seed-controller"], "--heartbeat-grace-period=60s")
+	for p, args := range extra {
+		out[p] = append(out[p], args...)
+	}
+	return out
+}
+
 // StartSimulator starts the simulator with the demand profile.
 func (st *Stack) StartSimulator(opts Options) error {
-	args := []string{"simulate", "--kubeconfig=" + st.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--config=" + opts.Profile, fmt.Sprintf("--speed=%g", opts.Speed),
+	config := "--config=" + opts.Profile
+	switch opts.Profile {
+	case ProfileDemo:
+		config = "--config=" + filepath.Join(st.Root, demoDayFile)
+	case ProfileFleet:
+		config = fmt.Sprintf("--profile=%s --fleet-seeds=%d --kube-api-qps=2000 --kube-api-burst=4000", ProfileFleet, opts.FleetSeeds)
+	}
+	args := []string{"simulate", "--kubeconfig=" + st.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0"}
+	args = append(args, strings.Fields(config)...)
+	args = append(args, fmt.Sprintf("--speed=%g", opts.Speed),
 		// The simulator's duration is simulated time: the wall-clock run at its speed.
-		"--duration=" + time.Duration(float64(opts.Duration)*opts.Speed).String(),
-		"--timeline=" + filepath.Join(st.WorkDir, "simulator-timeline.csv")}
+		"--duration="+time.Duration(float64(opts.Duration)*opts.Speed).String(),
+		"--timeline="+filepath.Join(st.WorkDir, "simulator-timeline.csv"))
 	proc := process.New("simulator", st.binary, filepath.Join(st.WorkDir, "logs"), args...)
 	if err := proc.Start(); err != nil {
 		return err
@@ -465,6 +504,7 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 		seeds  gardencorev1beta1.SeedList
 		set    seedmanagementv1alpha1.ManagedSeedSet
 		sa     seedmanagementv1alpha1.SeedAutoscaler
+		evs    eventsv1.EventList
 	)
 	key := client.ObjectKey{Namespace: demoNamespace, Name: demoSet}
 	for _, read := range []func() error{
@@ -472,6 +512,7 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 		func() error { return reader.List(ctx, &seeds) },
 		func() error { return reader.Get(ctx, key, &set) },
 		func() error { return reader.Get(ctx, key, &sa) },
+		func() error { return reader.List(ctx, &evs, client.InNamespace(demoNamespace)) },
 	} {
 		if err := read(); err != nil {
 			return Sample{}, 0, nil, err
@@ -481,7 +522,9 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 	if set.Spec.Replicas != nil {
 		spec = *set.Spec.Replicas
 	}
-	return takeSample(elapsed, shoots.Items, seeds.Items, countUsage(shoots.Items), &set, &sa), spec, shoots.Items, nil
+	s := takeSample(elapsed, shoots.Items, seeds.Items, countUsage(shoots.Items), &set, &sa)
+	s.ScaledOutAhead = countScaledOutAhead(evs.Items, &sa)
+	return s, spec, shoots.Items, nil
 }
 
 // newCache starts an informer cache for the kinds the live view reads.

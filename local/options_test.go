@@ -2,6 +2,7 @@ package local
 
 import (
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
@@ -16,7 +17,10 @@ func TestOptionsValidateNamesTheBadFlag(t *testing.T) {
 	}{
 		{"defaults", nil, ""},
 		{"a short run on the cluster", []string{"--duration=1m", "--speed=60", "--cluster"}, ""},
-		{"zero duration", []string{"--duration=0s"}, "--duration must be positive"},
+		{"negative duration", []string{"--duration=-1s"}, "--duration must be positive"},
+		{"the fleet", []string{"--profile=fleet", "--fleet-seeds=100"}, ""},
+		{"a fleet of none", []string{"--profile=fleet", "--fleet-seeds=0"}, "--fleet-seeds must be at least 1"},
+		{"the fleet on the cluster", []string{"--profile=fleet", "--cluster"}, "--profile fleet runs the parts as processes"},
 		{"negative speed", []string{"--speed=-1"}, "--speed must be positive"},
 		{"zero interval", []string{"--interval=0s"}, "--interval must be positive"},
 		{"cluster without image", []string{"--cluster", "--image="}, "--cluster needs --image"},
@@ -47,4 +51,24 @@ func TestOptionsCompleteNamesTheReportFolder(t *testing.T) {
 	o = &Options{ReportDir: "mine"}
 	o.complete()
 	assert.Equal(t, "mine", o.ReportDir)
+}
+
+// Duration and speed left unset are the profile's.
+func TestOptionsCompleteTakesTheProfilesClock(t *testing.T) {
+	o := NewOptions()
+	o.complete()
+	assert.Equal(t, 6*time.Minute, o.Duration)
+	assert.InDelta(t, 240.0, o.Speed, 0)
+
+	o = NewOptions()
+	o.Profile = ProfileFleet
+	o.complete()
+	assert.Equal(t, 20*time.Minute, o.Duration)
+	assert.InDelta(t, 120.0, o.Speed, 0)
+
+	o = NewOptions()
+	o.Profile, o.Speed, o.Duration = ProfileFleet, 60, time.Minute
+	o.complete()
+	assert.Equal(t, time.Minute, o.Duration)
+	assert.InDelta(t, 60.0, o.Speed, 0)
 }
