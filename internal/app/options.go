@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -99,7 +100,11 @@ func (o *Options) RESTConfig() (*rest.Config, error) {
 // options, health and readiness checks, and seedscaler's scheme.
 func (o *Options) NewManager(name string, cfg *rest.Config, customize func(*manager.Options)) (manager.Manager, error) {
 	opts := manager.Options{
-		Scheme:                  scheme.New(),
+		Scheme: scheme.New(),
+		// No part reads managedFields, and at 100,000 shoots they are the larger half of
+		// what a cached shoot holds. Writes are patches or updates without them, which the
+		// kube-apiserver takes as leaving them as they are.
+		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                 o.metricsServerOptions(),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		LeaderElection:          o.LeaderElect,
