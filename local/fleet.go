@@ -42,8 +42,9 @@ type fleetSample struct {
 	Elapsed time.Duration
 	// Procs by part name.
 	Procs map[string]procStat
-	// Bound is Σ garden_seed_usage (shoots on seeds), Pending Σ garden_shoots_unscheduled,
-	// SeedsReady the seeds whose GardenletReady is True: what the exporter last showed.
+	// Bound is Σ garden_seed_usage over the fleet's seeds (the tenants' shoots), Pending Σ
+	// garden_shoots_unscheduled, SeedsReady the fleet's seeds whose GardenletReady is True:
+	// what the exporter last showed.
 	Bound, Pending, SeedsReady int
 	// APIWrites is the kube-apiserver's count of create, update, patch and delete requests.
 	APIWrites float64
@@ -96,9 +97,11 @@ func (m *fleetMeter) sample(ctx context.Context) fleetSample {
 			s.Procs[name] = ps
 		}
 	}
-	s.Bound = int(m.scalar(ctx, `sum(garden_seed_usage{resource="shoots"})`))
+	// The fleet's seeds are those with allocatable shoots; the root seeds hold the seeds'
+	// own shoots and have none.
+	s.Bound = int(m.scalar(ctx, `sum(garden_seed_usage{resource="shoots"} and on (name) garden_seed_allocatable{resource="shoots"})`))
 	s.Pending = int(m.scalar(ctx, `sum(garden_shoots_unscheduled)`))
-	s.SeedsReady = int(m.scalar(ctx, `count(garden_seed_condition{condition="GardenletReady",status="True"} == 1)`))
+	s.SeedsReady = int(m.scalar(ctx, `count(garden_seed_condition{condition="GardenletReady",status="True"} == 1 and on (name) garden_seed_allocatable{resource="shoots"})`))
 	s.APIWrites = m.apiserverWrites(ctx)
 	return s
 }
@@ -227,12 +230,13 @@ type fleetResult struct {
 	Samples         []fleetSample
 }
 
-// fillDone is the first sample at which the landscape holds its demand: at least 98% of
-// the profile's demand at that moment bound, and every seed of the fleet ready.
+// fillDone is the first sample at which the landscape holds its demand: the tenants have
+// come, at least 98% of the profile's demand at that moment is bound, and every seed of the
+// fleet is ready.
 func fillDone(samples []fleetSample, seeds int, speed float64, cfg *simulator.Configuration) (int, bool) {
 	for i, s := range samples {
 		want := simulator.Total(simulator.Desired(&cfg.Demand, time.Duration(float64(s.Elapsed)*speed)))
-		if s.SeedsReady >= seeds && float64(s.Bound) >= 0.98*float64(want) {
+		if want > 0 && s.SeedsReady >= seeds && float64(s.Bound) >= 0.98*float64(want) {
 			return i, true
 		}
 	}
@@ -371,7 +375,7 @@ loop:
 	if err := writeFleetReport(opts.ReportDir, res); err != nil {
 		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
 	}
-	st.saveHeapProfiles(context.WithoutCancel(ctx), opts.ReportDir)
+	st.saveHeapProfiles(context.WithoutCancel(ctx), m.kube, opts.ReportDir)
 	_, _ = fmt.Fprintf(opts.Out, "\n%s\nreport: %s\n", res.Markdown(), opts.ReportDir)
 	return nil
 }
@@ -526,9 +530,13 @@ func writeFleetPlot(path string, r fleetResult) error {
 	return writeTiles(path, memory, shoots)
 }
 
-// saveHeapProfiles keeps each part's heap profile as heap-<part>.pb.gz in dir, for `go tool
-// pprof`: where the memory of the report goes. A part without one is skipped.
-func (st *Stack) saveHeapProfiles(ctx context.Context, dir string) {
+// saveHeapProfiles keeps each part's heap profile as heap-<part>.pb.gz in dir, and the
+// kube-apiserver's as heap-kube-apiserver.pb.gz, for `go tool pprof`: where the memory of
+// the report goes. A process without one is skipped.
+func (st *Stack) saveHeapProfiles(ctx context.Context, kube kubernetes.Interface, dir string) {
+	if body, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/heap").DoRaw(ctx); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, "heap-kube-apiserver.pb.gz"), body, 0o644)
+	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	for part, addr := range st.metricsAddrs {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/heap", nil)

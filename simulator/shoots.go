@@ -65,8 +65,18 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 	due, _ := s.operationDueOf(shoot.UID)
 	transition := NextShootTransition(shoot, due, now)
 
+	writeMetadata := !controllerutil.ContainsFinalizer(shoot, Finalizer) || transition.RemoveRetry
+	if !writeMetadata && transition.Action == ActionNone {
+		return nil
+	}
+	// The listed shoot shares its fields with the cache's (Step lists without copies):
+	// change a copy, and leave it in the list for the rest of the step to see.
+	listed := shoot
+	shoot = shoot.DeepCopy()
+	defer func() { *listed = *shoot }()
+
 	// Metadata first: the finalizer, and consuming the retry annotation.
-	if !controllerutil.ContainsFinalizer(shoot, Finalizer) || transition.RemoveRetry {
+	if writeMetadata {
 		orig := shoot.DeepCopy()
 		controllerutil.AddFinalizer(shoot, Finalizer)
 		if transition.RemoveRetry {
@@ -127,6 +137,9 @@ func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencor
 		if op := shoot.Status.LastOperation; op != nil && op.Type == gardencorev1beta1.LastOperationTypeDelete {
 			return nil
 		}
+		listed := shoot // shares its fields with the cache's: change a copy, leave it in the list
+		shoot = shoot.DeepCopy()
+		defer func() { *listed = *shoot }()
 		orig := shoot.DeepCopy()
 		shoot.Status.LastOperation = processing(gardencorev1beta1.LastOperationTypeDelete, now)
 		if err := s.client.Status().Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -134,6 +147,9 @@ func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencor
 		}
 		return nil
 	}
+	listed := shoot // shares its fields with the cache's: change a copy, leave it in the list
+	shoot = shoot.DeepCopy()
+	defer func() { *listed = *shoot }()
 	orig := shoot.DeepCopy()
 	controllerutil.RemoveFinalizer(shoot, Finalizer)
 	if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {

@@ -193,6 +193,8 @@ func (s *Simulator) retryFailedTenants(ctx context.Context, live map[string][]*g
 				sh.Annotations[seedmanagementv1alpha1.AnnotationOperation] == seedmanagementv1alpha1.OperationRetry {
 				continue
 			}
+			listed := sh // shares its fields with the cache's: change a copy, leave it in the list
+			sh = sh.DeepCopy()
 			orig := sh.DeepCopy()
 			metav1.SetMetaDataAnnotation(&sh.ObjectMeta, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
 			if err := s.client.Patch(ctx, sh, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -201,6 +203,7 @@ func (s *Simulator) retryFailedTenants(ctx context.Context, live map[string][]*g
 				}
 				continue
 			}
+			*listed = *sh
 			log.FromContext(ctx).V(1).Info("Tenant asked for a retry", "shoot", klog.KObj(sh))
 		}
 	}
