@@ -99,11 +99,20 @@ func (m *fleetMeter) sample(ctx context.Context) fleetSample {
 	}
 	// The fleet's seeds are those with allocatable shoots; the root seeds hold the seeds'
 	// own shoots and have none.
-	s.Bound = int(m.scalar(ctx, `sum(garden_seed_usage{resource="shoots"} and on (name) garden_seed_allocatable{resource="shoots"})`))
-	s.Pending = int(m.scalar(ctx, `sum(garden_shoots_unscheduled)`))
-	s.SeedsReady = int(m.scalar(ctx, `count(garden_seed_condition{condition="GardenletReady",status="True"} == 1 and on (name) garden_seed_allocatable{resource="shoots"})`))
+	s.Bound = count(m.scalar(ctx, `sum(garden_seed_usage{resource="shoots"} and on (name) garden_seed_allocatable{resource="shoots"})`))
+	s.Pending = count(m.scalar(ctx, `sum(garden_shoots_unscheduled)`))
+	s.SeedsReady = count(m.scalar(ctx, `count(garden_seed_condition{condition="GardenletReady",status="True"} == 1 and on (name) garden_seed_allocatable{resource="shoots"})`))
 	s.APIWrites = m.apiserverWrites(ctx)
 	return s
+}
+
+// count is a scalar that counts something; 0 when the query yielded none (NaN), as before
+// the exporter's first scrape.
+func count(v float64) int {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return int(v)
 }
 
 // scalar is the value of a query that yields one number; NaN when it yields none.
