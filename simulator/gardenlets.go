@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -62,19 +63,13 @@ func (s *Simulator) faulty(seed *gardencorev1beta1.Seed, typ FaultType, elapsed 
 	return FaultActive(s.cfg.Faults, typ, seed.Name, elapsed) || slices.Contains(seedFaults(seed), typ)
 }
 
-// reconcileGardenlets renews the heartbeat Lease of every seed whose gardenlet runs and
-// reports its backup buckets, unless a fault says otherwise.
-func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev1beta1.Seed, managedSeeds []seedmanagementv1alpha1.ManagedSeed,
-	shoots []gardencorev1beta1.Shoot, now time.Time, elapsed time.Duration) []error {
-	managed := make(map[string]*seedmanagementv1alpha1.ManagedSeed, len(managedSeeds))
-	for i := range managedSeeds {
-		managed[managedSeeds[i].Name] = &managedSeeds[i]
-	}
-	// Only the ManagedSeeds' own shoots are looked up, so only theirs are kept: a map of every
-	// shoot would be built and thrown away each tick.
+// shootOperations looks up the last operation of the ManagedSeeds' shoots in a list of
+// shoots. Only the ManagedSeeds' own shoots are kept: a map of every shoot would be built and
+// thrown away each tick.
+func shootOperations(managedSeeds []seedmanagementv1alpha1.ManagedSeed, shoots []gardencorev1beta1.Shoot) func(namespace, name string) *gardencorev1beta1.LastOperation {
 	operations := make(map[types.NamespacedName]*gardencorev1beta1.LastOperation, len(managedSeeds))
-	for _, ms := range managed {
-		if ms.Spec.Shoot != nil {
+	for i := range managedSeeds {
+		if ms := &managedSeeds[i]; ms.Spec.Shoot != nil {
 			operations[types.NamespacedName{Namespace: ms.Namespace, Name: ms.Spec.Shoot.Name}] = nil
 		}
 	}
@@ -84,8 +79,55 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 			operations[key] = shoots[i].Status.LastOperation
 		}
 	}
-	shootOperation := func(namespace, name string) *gardencorev1beta1.LastOperation {
+	return func(namespace, name string) *gardencorev1beta1.LastOperation {
 		return operations[types.NamespacedName{Namespace: namespace, Name: name}]
+	}
+}
+
+// runGardenlets plays the gardenlets every tick until ctx ends, apart from the steps: it
+// reads the seeds, the ManagedSeeds and only their own shoots.
+func (s *Simulator) runGardenlets(ctx context.Context) {
+	ticker := s.clock.NewTicker(s.cfg.Tick.Duration)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C():
+		}
+		s.stateMu.Lock()
+		started, start := s.started, s.start
+		s.stateMu.Unlock()
+		if !started {
+			continue // the first step has not read the landscape yet
+		}
+		seeds := &gardencorev1beta1.SeedList{}
+		managedSeeds := &seedmanagementv1alpha1.ManagedSeedList{}
+		if err := errors.Join(s.client.List(ctx, seeds), s.client.List(ctx, managedSeeds)); err != nil {
+			log.FromContext(ctx).Error(err, "Listing the seeds for the gardenlets")
+			continue
+		}
+		operation := func(namespace, name string) *gardencorev1beta1.LastOperation {
+			shoot := &gardencorev1beta1.Shoot{}
+			if err := s.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, shoot); err != nil {
+				return nil
+			}
+			return shoot.Status.LastOperation
+		}
+		now := s.clock.Now()
+		if errs := s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, operation, now, s.simulated(now.Sub(start))); len(errs) > 0 {
+			log.FromContext(ctx).Error(errors.Join(errs...), "Playing the gardenlets")
+		}
+	}
+}
+
+// reconcileGardenlets renews the heartbeat Lease of every seed whose gardenlet runs and
+// reports its backup buckets, unless a fault says otherwise.
+func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev1beta1.Seed, managedSeeds []seedmanagementv1alpha1.ManagedSeed,
+	shootOperation func(namespace, name string) *gardencorev1beta1.LastOperation, now time.Time, elapsed time.Duration) []error {
+	managed := make(map[string]*seedmanagementv1alpha1.ManagedSeed, len(managedSeeds))
+	for i := range managedSeeds {
+		managed[managedSeeds[i].Name] = &managedSeeds[i]
 	}
 
 	// A heartbeat more often than once a tick cannot be kept anyway.

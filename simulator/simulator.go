@@ -65,8 +65,11 @@ type Simulator struct {
 	expectCreated map[string]expectedShoot // by namespace/name
 	expectDeleted map[types.UID]time.Time  // when the delete was sent
 
-	// stateMu guards the maps above and rand while a step writes with several writers.
+	// stateMu guards the maps above, rand, and start and started while a step writes with
+	// several writers and the gardenlets run apart.
 	stateMu sync.Mutex
+	// gardenletsApart: Run plays the gardenlets on their own ticker, not in Step.
+	gardenletsApart bool
 
 	mu       sync.Mutex
 	timeline []Sample
@@ -107,6 +110,18 @@ func (s *Simulator) Run(ctx context.Context) error {
 	ticker := s.clock.NewTicker(s.cfg.Tick.Duration)
 	defer ticker.Stop()
 	logger.Info("Starting the simulation", "speed", s.cfg.Speed, "duration", s.cfg.Duration.Duration, "profile", s.cfg.Demand.Profile)
+	if s.cfg.Writers > 1 {
+		// Gardenlets are processes of their own: their heartbeats must not wait for a step
+		// that creates thousands of shoots, or a busy landscape's seeds go NotReady.
+		s.gardenletsApart = true
+		gardenletsDone := make(chan struct{})
+		gardenletsCtx, stopGardenlets := context.WithCancel(ctx)
+		go func() {
+			defer close(gardenletsDone)
+			s.runGardenlets(gardenletsCtx)
+		}()
+		defer func() { stopGardenlets(); <-gardenletsDone }()
+	}
 	for {
 		if err := s.Step(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -204,9 +219,11 @@ func (s *Simulator) Step(ctx context.Context) error {
 	// The time is taken after listing: the first lists of a client discover the API first,
 	// which takes a moment that must not count as simulated time.
 	now := s.clock.Now()
+	s.stateMu.Lock()
 	if !s.started {
 		s.start, s.started = now, true
 	}
+	s.stateMu.Unlock()
 	elapsed := s.simulated(now.Sub(s.start))
 	desired := Desired(&s.cfg.Demand, elapsed)
 	if elapsed >= s.nextSample {
@@ -218,18 +235,25 @@ func (s *Simulator) Step(ctx context.Context) error {
 
 	var errs []error
 	errs = append(errs, s.reconcileShoots(ctx, shoots.Items, now)...)
-	errs = append(errs, s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, shoots.Items, now, elapsed)...)
+	if !s.gardenletsApart {
+		errs = append(errs, s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, shootOperations(managedSeeds.Items, shoots.Items), now, elapsed)...)
+	}
 	errs = append(errs, s.reconcileTenants(ctx, shoots.Items, desired, now)...)
 	return errors.Join(errs...)
 }
 
 func (s *Simulator) ensureNamespace(ctx context.Context, name string) error {
-	if s.namespaces[name] {
+	s.stateMu.Lock()
+	known := s.namespaces[name]
+	s.stateMu.Unlock()
+	if known {
 		return nil
 	}
 	if err := createNamespace(ctx, s.client, name); err != nil {
 		return err
 	}
+	s.stateMu.Lock()
 	s.namespaces[name] = true
+	s.stateMu.Unlock()
 	return nil
 }

@@ -9,17 +9,20 @@ import (
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/builders"
 )
 
 // With 16 writers and reads from a cache, a step's writes go at once and none is lost or
 // made twice: the 300 wanted shoots exist, each once, each with the infrastructure's
-// finalizer; then the demand halves and exactly the surplus goes.
+// finalizer; then the demand halves and exactly the surplus goes. The gardenlets run apart
+// from the steps and heartbeat meanwhile.
 func TestManyWritersCreateAndDeleteExactlyTheDemand(t *testing.T) {
 	cfg, err := ParseConfiguration([]byte(`
 apiVersion: simulator.seedscaler.io/v1alpha1
@@ -38,6 +41,7 @@ demand:
 	t.Cleanup(func() { cleanup(t) })
 	sim := New(cfg, cachedClient(t), clock.RealClock{}, nil)
 	ctx := logf.IntoContext(t.Context(), testr.New(t))
+	createSeed(t, builders.MakeSeed("writers-seed").Obj())
 
 	done := make(chan error, 1)
 	go func() { done <- sim.Run(ctx) }()
@@ -51,6 +55,14 @@ demand:
 			return controllerutil.ContainsFinalizer(getShoot(t, sh.Namespace, sh.Name), Finalizer)
 		}, 10*time.Second, 50*time.Millisecond, "shoot %s never got the finalizer", sh.Name)
 	}
+	lease := &coordinationv1.Lease{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: LeaseNamespace, Name: "writers-seed"}, lease),
+		"the seed's gardenlet heartbeats")
+	renewed := lease.Spec.RenewTime.Time
+	require.Eventually(t, func() bool {
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: LeaseNamespace, Name: "writers-seed"}, lease))
+		return lease.Spec.RenewTime.After(renewed)
+	}, 10*time.Second, 50*time.Millisecond, "the heartbeat is renewed")
 	require.NoError(t, <-done)
 	assert.Len(t, tenants(ctx, t), 150, "the second hour wants 150: the surplus went, no more")
 }
