@@ -61,6 +61,8 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").
 		For(&gardencorev1beta1.Shoot{}, builder.WithPredicates(r.predicate())).
+		// The shoots of new seeds go before tenants' (seedshootsfirst.go).
+		Watches(&gardencorev1beta1.Shoot{}, seedShootsFirst(), builder.WithPredicates(r.predicate())).
 		// Shoots waiting in backoff are tried again when a seed may take them (seedwatch.go).
 		Watches(&gardencorev1beta1.Seed{}, r.retryWaitingOnSeeds()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: int(r.Config.Workers)}).
