@@ -130,6 +130,10 @@ type Fault struct {
 type DemandConfig struct {
 	// Profile is constant, ramp, step, sine or replay. Default constant.
 	Profile Profile `json:"profile,omitempty"`
+	// Burst is the most tenant shoots created in one step, 0 for no limit: tenants that
+	// want thousands of shoots at once create them over several steps, so a step stays
+	// short and the shoots already there go on. Default 0.
+	Burst int `json:"burst,omitempty"`
 	// Start is the simulated time the tenants wait before they create their first shoot,
 	// so that a landscape's seeds come up first; the profile's time begins then. Default 0.
 	Start metav1.Duration `json:"start,omitempty"`
@@ -444,6 +448,9 @@ func Validate(cfg *Configuration) error {
 	}
 	nonNegative("duration", cfg.Duration)
 	nonNegative("demand.start", cfg.Demand.Start)
+	if cfg.Demand.Burst < 0 {
+		add("demand.burst", "must not be negative (0 creates any number of shoots in a step), got %d", cfg.Demand.Burst)
+	}
 	positive("tick", cfg.Tick)
 	positive("progressInterval", cfg.ProgressInterval)
 	if w := cfg.Writers; w < 1 || w > maxWriters {

@@ -114,7 +114,10 @@ func FleetConfiguration(seeds int) *Configuration {
 		Demand: DemandConfig{
 			Profile: ProfileSine,
 			Start:   metav1.Duration{Duration: FleetDemandStart},
-			Sine:    &SineProfile{Min: peak * 95 / 100, Max: peak, Period: metav1.Duration{Duration: 24 * time.Hour}, PeakAt: &metav1.Duration{}},
+			// At most 500 new shoots a step: a step that created the whole fleet's tenants
+			// at once held back every other shoot's progress for many minutes.
+			Burst: 500,
+			Sine:  &SineProfile{Min: peak * 95 / 100, Max: peak, Period: metav1.Duration{Duration: 24 * time.Hour}, PeakAt: &metav1.Duration{}},
 			Purposes: []WeightedPurpose{
 				{Purpose: gardencorev1beta1.ShootPurposeProduction, Weight: 2},
 				{Purpose: gardencorev1beta1.ShootPurposeDevelopment, Weight: 5},

@@ -152,7 +152,13 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	}
 	sort.Strings(keys)
 	var created []*gardencorev1beta1.Shoot
+	budget := s.cfg.Demand.Burst
 	for _, k := range keys {
+		if s.cfg.Demand.Burst > 0 {
+			// Each demand key gets its share of the step's burst, in key order.
+			create[k] = min(create[k], budget)
+			budget -= create[k]
+		}
 		for range create[k] {
 			sh := s.newTenantShoot(k, now)
 			if err := s.ensureNamespace(ctx, sh.Namespace); err != nil {

@@ -73,3 +73,15 @@ func getShoot(t *testing.T, namespace, name string) *gardencorev1beta1.Shoot {
 	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Namespace: namespace, Name: name}, sh))
 	return sh
 }
+
+// demand.burst: tenants that want 50 shoots at once create 20 a step.
+func TestBurstSpreadsCreationsOverSteps(t *testing.T) {
+	h := newHarness(t, `
+demand: {constant: {shoots: 50}, burst: 20, projects: [burst]}
+`)
+	for _, want := range []int{20, 40, 50, 50} {
+		h.step(time.Second)
+		require.Eventually(t, func() bool { return len(tenants(h.ctx, t)) == want }, 5*time.Second, 20*time.Millisecond,
+			"%d tenant shoots after this step", want)
+	}
+}
