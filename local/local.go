@@ -281,8 +281,10 @@ type part struct {
 func (st *Stack) startParts(extraArgs map[string][]string) ([]promrunner.Target, error) {
 	parts := []part{
 		{name: "scheduler", scrape: true},
-		{name: "seed-controller", scrape: true, args: []string{"--heartbeat-grace-period=20s"}},
-		{name: "set-controller", scrape: true},
+		// ManagedSeeds and sets live in the garden namespace, as the chart's
+		// admission.seedManagementNamespaces says: tenants' shoots are cached slim.
+		{name: "seed-controller", scrape: true, args: []string{"--heartbeat-grace-period=20s", "--seed-management-namespaces=" + demoNamespace}},
+		{name: "set-controller", scrape: true, args: []string{"--seed-management-namespaces=" + demoNamespace}},
 		{name: "exporter", scrape: true},
 		{name: "autoscaler", scrape: true, args: []string{"--sync-period=5s"}},
 	}

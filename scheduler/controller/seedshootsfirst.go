@@ -62,4 +62,3 @@ func seedShootsFirst() handler.TypedEventHandler[client.Object, reconcile.Reques
 		},
 	}
 }
-

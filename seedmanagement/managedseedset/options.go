@@ -33,7 +33,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Config.InFlightResync, "in-flight-resync", o.Config.InFlightResync,
 		"How often a set with a replica in flight is looked at even without events; 0 disables it.")
 	fs.StringSliceVar(&o.SeedManagementNamespaces, "seed-management-namespaces", nil,
-		"Namespaces ManagedSeedSets live in: their ControllerRevisions are watched there only, as the RBAC allows. Empty: every namespace.")
+		"Namespaces ManagedSeedSets live in: their ControllerRevisions are watched there only, as the RBAC allows, and shoots elsewhere (tenants') are cached only as far as counting them on seeds needs. Empty: every namespace, every shoot whole.")
 }
 
 // Validate checks the flags, naming the one to fix.

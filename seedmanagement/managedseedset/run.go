@@ -5,9 +5,12 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Run runs the set controller until ctx ends.
@@ -22,6 +25,8 @@ func Run(ctx context.Context, o *Options) error {
 	mgr, err := o.NewManager("set-controller", cfg, func(opts *manager.Options) {
 		CacheOptions(&opts.Cache)
 		app.CacheInNamespaces(&opts.Cache, &appsv1.ControllerRevision{}, o.SeedManagementNamespaces)
+		// Tenants' shoots only as far as the usage index reads them; the sets' own shoots whole.
+		opts.Cache.ByObject[&gardencorev1beta1.Shoot{}] = cache.ByObject{Transform: usage.SlimShootsOutside(o.SeedManagementNamespaces)}
 	})
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ type Options struct {
 	DefaultSeedCapacity string
 	// HeartbeatGracePeriod is how long a heartbeat Lease counts as fresh.
 	HeartbeatGracePeriod time.Duration
+	// SeedManagementNamespaces are where ManagedSeeds live; the cache keeps shoots
+	// elsewhere (tenants') only as far as counting them on seeds needs.
+	SeedManagementNamespaces []string
 }
 
 // NewOptions returns the defaults.
@@ -44,6 +47,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 			"a number of shoots, or name=quantity pairs such as shoots=250,persistent-volumes=200. It also fills resources a configuration lacks.")
 	fs.DurationVar(&o.HeartbeatGracePeriod, "heartbeat-grace-period", o.HeartbeatGracePeriod,
 		"How long after its last renewal a seed's heartbeat Lease counts as fresh; GardenletReady turns Unknown after it.")
+	fs.StringSliceVar(&o.SeedManagementNamespaces, "seed-management-namespaces", nil,
+		"Namespaces where ManagedSeeds live. Shoots elsewhere (tenants') are cached only as far as counting them on seeds needs; empty: every shoot whole.")
 }
 
 // Validate checks the flags, naming the one to fix.
