@@ -3,6 +3,7 @@ package autoscaler
 import (
 	"context"
 	"fmt"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // Run runs the SeedAutoscaler controller until ctx ends.
@@ -14,7 +15,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := o.NewManager("autoscaler", cfg, nil)
+	mgr, err := o.NewManager("autoscaler", cfg, func(opts *manager.Options) { CacheOptions(&opts.Cache) })
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ import (
 const SeedShootPriority = 100
 
 // IsSeedShoot reports whether a shoot is a ManagedSeedSet replica's: owned by a set, or
-// labelled with the set it belongs to.
+// labeled with the set it belongs to.
 func IsSeedShoot(obj client.Object) bool {
 	if _, ok := obj.GetLabels()[seedmanagementv1alpha1.LabelManagedSeedSet]; ok {
 		return true

@@ -18,7 +18,7 @@ import (
 )
 
 // Behind a thousand tenant shoots in the queue, a new seed's shoot, created last, is the
-// next the scheduler takes, and then the tenants in their order; a shoot labelled with
+// next the scheduler takes, and then the tenants in their order; a shoot labeled with
 // its set counts like one owned by it.
 func TestSeedShootsGoFirst(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("seed-shoots-first")
@@ -36,9 +36,9 @@ func TestSeedShootsGoFirst(t *testing.T) {
 	owned := builders.MakeShoot("garden", "set-0").Obj()
 	owned.OwnerReferences = []metav1.OwnerReference{{Kind: "ManagedSeedSet", Name: "set", APIVersion: seedmanagementv1alpha1.GroupVersion.String()}}
 	create(owned)
-	labelled := builders.MakeShoot("garden", "other-0").Obj()
-	labelled.Labels = map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: "other"}
-	create(labelled)
+	labeled := builders.MakeShoot("garden", "other-0").Obj()
+	labeled.Labels = map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: "other"}
+	create(labeled)
 	require.Equal(t, 1002, q.Len())
 
 	got := map[string]int{}

@@ -36,7 +36,7 @@ func TestFleetProfileMeasuresEveryProcess(t *testing.T) {
 
 	f, err := os.Open(filepath.Join(dir, "fleet.csv"))
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	rows, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
 	require.NotEmpty(t, rows)
