@@ -339,21 +339,20 @@ func shootObject(name string, changes ...mutation) map[string]any {
 	return obj
 }
 
-// Immutable fields: a shoot's seedName once set, a set's selector.
+// Immutable fields: a shoot's seedName once set cannot be removed (changing it migrates the
+// control plane), a set's selector.
 func TestImmutableFieldsCannotChange(t *testing.T) {
 	ctx := context.Background()
 	ensureNamespace(t, "invalid-core")
 
 	shoot := &unstructured.Unstructured{Object: shootObject("bound", set("seed-a", "spec", "seedName"))}
 	require.NoError(t, env.Client.Create(ctx, shoot))
-	require.NoError(t, unstructured.SetNestedField(shoot.Object, "seed-b", "spec", "seedName"))
+	unstructured.RemoveNestedField(shoot.Object, "spec", "seedName")
 	err := env.Client.Update(ctx, shoot)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "spec.seedName cannot be changed or removed once set")
-	unstructured.RemoveNestedField(shoot.Object, "spec", "seedName")
-	err = env.Client.Update(ctx, shoot)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "spec.seedName cannot be changed or removed once set")
+	assert.Contains(t, err.Error(), "spec.seedName cannot be removed once set; to move the shoot, set spec.seedName to another seed")
+	require.NoError(t, unstructured.SetNestedField(shoot.Object, "seed-b", "spec", "seedName"))
+	require.NoError(t, env.Client.Update(ctx, shoot), "changing spec.seedName (a control plane migration) must be allowed")
 
 	// An unbound shoot may be bound once.
 	unbound := &unstructured.Unstructured{Object: shootObject("unbound")}
