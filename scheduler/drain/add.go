@@ -36,6 +36,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, sche
 	}
 	r.failedAt = map[string]time.Time{}
 	r.draining = map[string]bool{}
+	r.started = map[string]startedMigration{}
 	if err := addIndexes(ctx, mgr); err != nil {
 		return err
 	}
@@ -126,7 +127,18 @@ func seedOfManagedSeed(_ context.Context, obj client.Object) []reconcile.Request
 
 // drainsOfShoot wakes the drains of the seeds a shoot counted on before and after its
 // change: a migration that ended frees the budget, a shoot that left may empty the seed.
+// A shoot that left a seed or went away makes room, which a drain stuck on full seeds
+// waits for: that wakes every drain.
 func (r *Reconciler) drainsOfShoot() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	everyDrain := func() []reconcile.Request {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		reqs := make([]reconcile.Request, 0, len(r.draining))
+		for s := range r.draining {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: s}})
+		}
+		return reqs
+	}
 	seedsOf := func(objs ...client.Object) []reconcile.Request {
 		var reqs []reconcile.Request
 		seen := map[string]bool{}
@@ -149,10 +161,16 @@ func (r *Reconciler) drainsOfShoot() handler.TypedEventHandler[client.Object, re
 			add(q, seedsOf(e.Object))
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue) {
+			oldShoot, okOld := e.ObjectOld.(*gardencorev1beta1.Shoot)
+			newShoot, okNew := e.ObjectNew.(*gardencorev1beta1.Shoot)
+			if okOld && okNew && len(usage.SeedNames(newShoot)) < len(usage.SeedNames(oldShoot)) {
+				addAfter(q, everyDrain())
+				return
+			}
 			add(q, seedsOf(e.ObjectOld, e.ObjectNew))
 		},
-		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue) {
-			add(q, seedsOf(e.Object))
+		DeleteFunc: func(_ context.Context, _ event.DeleteEvent, q workqueue) {
+			addAfter(q, everyDrain())
 		},
 	}
 }
@@ -162,6 +180,17 @@ type workqueue = wq.TypedRateLimitingInterface[reconcile.Request]
 func add(q workqueue, reqs []reconcile.Request) {
 	for _, req := range reqs {
 		q.Add(req)
+	}
+}
+
+// settle is how long after a shoot made room the drains look again: the ledger the
+// decisions read is fed by its own handler of the same informer, which has then seen the
+// change too.
+const settle = 250 * time.Millisecond
+
+func addAfter(q workqueue, reqs []reconcile.Request) {
+	for _, req := range reqs {
+		q.AddAfter(req, settle)
 	}
 }
 

@@ -184,11 +184,3 @@ func FailedMigration(shoot *gardencorev1beta1.Shoot) (string, bool) {
 	}
 	return status, op.Type == gardencorev1beta1.LastOperationTypeMigrate && op.State == gardencorev1beta1.LastOperationStateFailed
 }
-
-// failedAtOf is when a failed migration was reported (its lastOperation's update time).
-func failedAtOf(shoot *gardencorev1beta1.Shoot, now time.Time) time.Time {
-	if op := shoot.Status.LastOperation; op != nil && !op.LastUpdateTime.IsZero() {
-		return op.LastUpdateTime.Time
-	}
-	return now
-}

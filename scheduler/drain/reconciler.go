@@ -3,7 +3,9 @@ package drain
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,7 +66,14 @@ type Reconciler struct {
 	failedAt map[string]time.Time
 	// draining are the seeds found draining, so that shoot events wake only their drains.
 	draining map[string]bool
+	// started are the migrations this drain started, by shoot key, kept until the cache
+	// shows them: the budget must count a migration the cache does not show yet.
+	started map[string]startedMigration
 }
+
+// startedMigration is a migration a drain started: the seed the shoot leaves, and the one
+// it goes to.
+type startedMigration struct{ from, to string }
 
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds/status,verbs=patch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch;patch
@@ -92,10 +102,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	inFlight, err := r.startedNotSeen(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	progress := Progress{Shoots: len(shoots), Started: map[string]string{}, Waiting: map[string]string{}, Blocked: map[string]string{}}
 	var movable []*gardencorev1beta1.Shoot
 	for _, shoot := range shoots {
 		key := usage.Key(shoot)
+		if m, ok := inFlight[key]; ok && m.from == seed.Name {
+			progress.Leaving = append(progress.Leaving, key)
+			continue
+		}
 		v := Classify(shoot, seed.Name, r.Scheduler.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now())
 		switch v.Class {
 		case Movable:
@@ -108,7 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			progress.Blocked[key] = v.Reason
 		}
 	}
-	outOfSet, err := r.migrationsOutOfSet(ctx, seed)
+	outOfSet, err := r.migrationsOutOfSet(ctx, seed, inFlight)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -132,7 +150,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if progress.Shoots == 0 {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: recheck}, nil
+	return ctrl.Result{RequeueAfter: r.nextLook(shoots)}, nil
+}
+
+// nextLook is when a drain in progress looks again without events: at the end of the
+// earliest cool-down of its shoots, at the latest after recheck.
+func (r *Reconciler) nextLook(shoots []*gardencorev1beta1.Shoot) time.Duration {
+	next := recheck
+	now := r.Clock.Now()
+	for _, shoot := range shoots {
+		if at := r.lastFailure(usage.Key(shoot)); !at.IsZero() {
+			if wait := at.Add(r.cooldown()).Sub(now); wait > 0 {
+				next = min(next, wait)
+			}
+		}
+	}
+	return next
 }
 
 // drainedBy says whether the seed is drained, and what carries the annotation.
@@ -169,9 +202,34 @@ func (r *Reconciler) shootsOn(ctx context.Context, index, seed string) ([]*garde
 	return shoots, nil
 }
 
+// startedNotSeen returns the migrations this drain started that the cache does not show
+// yet, by shoot key, and forgets those it shows (the index counts them from then on).
+func (r *Reconciler) startedNotSeen(ctx context.Context) (map[string]startedMigration, error) {
+	r.mu.Lock()
+	started := maps.Clone(r.started)
+	r.mu.Unlock()
+	for key, m := range started {
+		namespace, name, _ := strings.Cut(key, "/")
+		shoot := &gardencorev1beta1.Shoot{}
+		err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, shoot)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading shoot %s from the cache: %w", key, err)
+		}
+		if err == nil && ptr.Deref(shoot.Spec.SeedName, "") == m.from {
+			continue
+		}
+		delete(started, key)
+		r.mu.Lock()
+		delete(r.started, key)
+		r.mu.Unlock()
+	}
+	return started, nil
+}
+
 // migrationsOutOfSet counts the migrations in flight out of every seed of the seed's
-// ManagedSeedSet; for a seed of no set, out of the seed alone.
-func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1beta1.Seed) (int, error) {
+// ManagedSeedSet (for a seed of no set, out of the seed alone): those the cache shows, and
+// those started but not shown yet.
+func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1beta1.Seed, started map[string]startedMigration) (int, error) {
 	set, ns := seed.Labels[seedmanagementv1alpha1.LabelManagedSeedSet], seed.Labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace]
 	members := []string{seed.Name}
 	if set != "" {
@@ -182,15 +240,22 @@ func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1b
 			}
 		}
 	}
-	n := 0
+	inFlight := map[string]bool{}
 	for _, m := range members {
 		leaving, err := r.shootsOn(ctx, indexMigratingFrom, m)
 		if err != nil {
 			return 0, err
 		}
-		n += len(leaving)
+		for _, shoot := range leaving {
+			inFlight[usage.Key(shoot)] = true
+		}
+		for key, s := range started {
+			if s.from == m {
+				inFlight[key] = true
+			}
+		}
 	}
-	return n, nil
+	return len(inFlight), nil
 }
 
 // migrate decides a new seed for a shoot with the scheduler's filters and strategy (the
@@ -225,6 +290,9 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		return false, fmt.Errorf("migrating shoot %s from seed %s to seed %s: %w", key, seed.Name, target, err)
 	}
 	progress.Started[key] = target
+	r.mu.Lock()
+	r.started[key] = startedMigration{from: seed.Name, to: target}
+	r.mu.Unlock()
 	logr.FromContextOrDiscard(ctx).Info("Migrating a shoot off a drained seed", "shoot", klog.KObj(shoot), "from", klog.KObj(seed), "to", klog.KRef("", target))
 	controllerutils.Event(r.Scheduler.Recorder, shoot, nil, EventMigrationStarted, "Migrate",
 		"Migrating the control plane from seed %s to seed %s: %s is annotated %s=true", seed.Name, target, holder, gardencorev1beta1.AnnotationDrain)

@@ -48,7 +48,9 @@ func (r *Rollback) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		}
 		return ctrl.Result{}, fmt.Errorf("rolling back the migration of shoot %s to seed %s: %w", req, back, err)
 	}
-	d.recordFailure(usage.Key(shoot), failedAtOf(shoot, d.Clock.Now()))
+	// The cool-down counts from the roll-back on this controller's clock: the failure's
+	// lastUpdateTime is the gardenlet's.
+	d.recordFailure(usage.Key(shoot), d.Clock.Now())
 	logr.FromContextOrDiscard(ctx).Info("Rolled back a failed control plane migration", "shoot", klog.KObj(shoot), "seed", klog.KRef("", back), "failedSeed", klog.KRef("", to))
 	controllerutils.Event(d.Scheduler.Recorder, shoot, nil, EventMigrationRolledBack, "Migrate",
 		"%s", controllerutils.Truncate(fmt.Sprintf("The control plane migration to seed %s failed and was rolled back: the shoot stays on seed %s. %s", to, back, why), 1024))
