@@ -75,8 +75,8 @@ const (
 	// DefaultFailedMigrationCooldownSeconds is how long a drain leaves a shoot alone after
 	// its migration failed and was rolled back.
 	DefaultFailedMigrationCooldownSeconds = 600
-	maxWeight                    = 100
-	maxWorkers                   = 256
+	maxWeight                             = 100
+	maxWorkers                            = 256
 )
 
 // SchedulerConfiguration is the scheduler's configuration file.
