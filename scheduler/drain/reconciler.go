@@ -24,6 +24,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
 
 // Events of drains and migrations.
@@ -89,7 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.setDraining(req.Name, false)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	holder, draining, err := r.drainedBy(ctx, seed)
+	by, draining, err := r.drainedBy(ctx, seed)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -131,12 +132,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	room := r.budget().Room(len(progress.Leaving), outOfSet)
+	if by.reason == gardencorev1beta1.DrainReasonConsolidation && room > 0 && len(movable) > 0 {
+		// A consolidation moves nothing unless every shoot can leave.
+		nowhere := r.unplaceable(ctx, movable)
+		if len(nowhere)+len(progress.Blocked) > 0 {
+			maps.Copy(progress.Blocked, nowhere)
+			for _, shoot := range movable {
+				if _, ok := nowhere[usage.Key(shoot)]; !ok {
+					progress.Blocked[usage.Key(shoot)] = "waits: a consolidation moves no shoot until every shoot can leave"
+				}
+			}
+			movable = nil
+		}
+	}
 	for _, shoot := range movable {
 		if room == 0 {
 			progress.OverBudget++
 			continue
 		}
-		started, err := r.migrate(ctx, seed, holder, shoot, &progress)
+		started, err := r.migrate(ctx, seed, by.holder, shoot, &progress)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -168,21 +182,75 @@ func (r *Reconciler) nextLook(shoots []*gardencorev1beta1.Shoot) time.Duration {
 	return next
 }
 
+// drainer is what carries a seed's drain annotation.
+type drainer struct {
+	// holder names it, e.g. "ManagedSeed garden/demo-3".
+	holder string
+	// reason is its seedscaler.io/drain-reason.
+	reason string
+}
+
 // drainedBy says whether the seed is drained, and what carries the annotation.
-func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed) (string, bool, error) {
+func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed) (drainer, bool, error) {
 	if gardencorev1beta1.Draining(seed.Annotations) {
-		return "Seed " + seed.Name, true, nil
+		return drainer{"Seed " + seed.Name, seed.Annotations[gardencorev1beta1.AnnotationDrainReason]}, true, nil
 	}
 	ns, ok := seed.Labels[labelManagedSeedNamespace]
 	if !ok {
-		return "", false, nil
+		return drainer{}, false, nil
 	}
 	ms := &seedmanagementv1alpha1.ManagedSeed{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: seed.Name}, ms); err != nil {
-		return "", false, client.IgnoreNotFound(err)
+		return drainer{}, false, client.IgnoreNotFound(err)
 	}
-	return fmt.Sprintf("ManagedSeed %s/%s", ns, ms.Name), gardencorev1beta1.Draining(ms.Annotations), nil
+	d := drainer{fmt.Sprintf("ManagedSeed %s/%s", ns, ms.Name), ms.Annotations[gardencorev1beta1.AnnotationDrainReason]}
+	return d, gardencorev1beta1.Draining(ms.Annotations), nil
 }
+
+// unplaceable tries every shoot of a consolidation on the other seeds at once, each
+// taking its place before the next is decided, and returns those that find none, with the
+// scheduler's reasons. The places are given back: a consolidation starts only when all its
+// shoots fit, so that it never moves some and gets stuck on the rest.
+func (r *Reconciler) unplaceable(ctx context.Context, movable []*gardencorev1beta1.Shoot) map[string]string {
+	out := map[string]string{}
+	inputs := make([]*framework.Input, len(movable))
+	for i, shoot := range movable {
+		in, err := r.Scheduler.Input(ctx, shoot)
+		if err != nil {
+			out[usage.Key(shoot)] = err.Error()
+			continue
+		}
+		inputs[i] = in
+	}
+	ledger := r.Scheduler.Ledger
+	ledger.Lock()
+	defer ledger.Unlock()
+	var tried []string
+	defer func() {
+		for _, key := range tried {
+			ledger.Release(key)
+		}
+	}()
+	seeds := r.Scheduler.Seeds()
+	for i, shoot := range movable {
+		if inputs[i] == nil {
+			continue
+		}
+		res := r.Scheduler.Profile.Decide(inputs[i], seeds)
+		if res.Seed == nil {
+			out[usage.Key(shoot)] = "no other seed takes it: " + res.Message()
+			continue
+		}
+		key := dryRunPrefix + usage.Key(shoot)
+		ledger.Reserve(key, res.Seed.Name)
+		tried = append(tried, key)
+	}
+	return out
+}
+
+// dryRunPrefix marks the ledger reservations of a consolidation's trial placement: no
+// shoot has such a key, so they never release a real reservation.
+const dryRunPrefix = "consolidation-trial:"
 
 // labelManagedSeedNamespace is the label the seed controller puts on the Seeds it
 // registers, naming the namespace of their ManagedSeed (named like the Seed).
@@ -290,6 +358,11 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		return false, fmt.Errorf("migrating shoot %s from seed %s to seed %s: %w", key, seed.Name, target, err)
 	}
 	progress.Started[key] = target
+	stamp := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, gardencorev1beta1.AnnotationMigratedAt, r.Clock.Now().UTC().Format(time.RFC3339))
+	if err := r.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, []byte(stamp))); client.IgnoreNotFound(err) != nil {
+		// The migration runs; only a later consolidation's cool-down misses the stamp.
+		logr.FromContextOrDiscard(ctx).Error(err, "Stamping the migration on the shoot failed", "shoot", klog.KObj(shoot))
+	}
 	r.mu.Lock()
 	r.started[key] = startedMigration{from: seed.Name, to: target}
 	r.mu.Unlock()

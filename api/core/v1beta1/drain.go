@@ -17,6 +17,9 @@ const (
 	AnnotationMigration = "seedscaler.io/migration"
 	// MigrationDisabled is the AnnotationMigration value that opts a shoot out.
 	MigrationDisabled = "disabled"
+	// AnnotationMigratedAt on a Shoot is when (RFC 3339) a drain last started to migrate its
+	// control plane; consolidation does not move a shoot again within its cool-down.
+	AnnotationMigratedAt = "seedscaler.io/migrated-at"
 
 	// SeedDrained is the Seed condition a drain reports its progress in: False while
 	// shoots remain (reason Draining, or DrainStuck naming the shoots that have nowhere
