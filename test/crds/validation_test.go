@@ -235,6 +235,12 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 			"spec.networking.nodes must be a CIDR"},
 		{"unknown field", "managedseedset.yaml",
 			set("x", "spec", "replicaCount"), `unknown field "spec.replicaCount"`},
+		{"consolidation under scale up", "seedautoscaler.yaml",
+			set(map[string]any{"consolidation": map[string]any{}}, "spec", "behavior", "scaleUp"),
+			"spec.behavior.scaleUp.consolidation is not allowed: consolidation drains seeds to scale down, set it under spec.behavior.scaleDown"},
+		{"consolidation window below the bound", "seedautoscaler.yaml",
+			set(map[string]any{"consolidation": map[string]any{"windowSeconds": int64(59)}}, "spec", "behavior", "scaleDown"),
+			"spec.behavior.scaleDown.consolidation.windowSeconds in body should be greater than or equal to 60"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
