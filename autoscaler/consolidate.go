@@ -83,7 +83,7 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *seedmanagementv1alpha1
 	}); err != nil {
 		return err
 	}
-	st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: choice.Seed, Shoots: int32(choice.Shoots), StartTime: metav1.Time{Time: now}})
+	st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: choice.Seed, Shoots: ptr.To(int32(choice.Shoots)), StartTime: &metav1.Time{Time: now}})
 	r.event(sa, EventConsolidationStarted, "Consolidate", "Consolidation %s", choice.Message)
 	return nil
 }
@@ -96,24 +96,28 @@ func consolidationRules(sa *seedmanagementv1alpha1.SeedAutoscaler) (recommend.Co
 		return recommend.ConsolidationRules{}, false
 	}
 	c := b.ScaleDown.Consolidation
-	seconds := func(v *int32, def time.Duration) time.Duration {
-		if v == nil {
-			return def
-		}
-		return time.Duration(*v) * time.Second
+	rules := recommend.ConsolidationRules{
+		Window:               time.Duration(c.WindowSeconds) * time.Second,
+		MaxMigrationsPerHour: int(c.MaxMigrationsPerHour),
+		ShootCooldown:        recommend.DefaultConsolidationShootCooling,
 	}
-	return recommend.ConsolidationRules{
-		Window:               seconds(c.WindowSeconds, recommend.DefaultConsolidationWindow),
-		MaxMigrationsPerHour: int(ptr.Deref(c.MaxMigrationsPerHour, recommend.DefaultMaxMigrationsPerHour)),
-		ShootCooldown:        seconds(c.ShootCooldownSeconds, recommend.DefaultConsolidationShootCooling),
-	}, true
+	if rules.Window == 0 {
+		rules.Window = recommend.DefaultConsolidationWindow
+	}
+	if rules.MaxMigrationsPerHour == 0 {
+		rules.MaxMigrationsPerHour = recommend.DefaultMaxMigrationsPerHour
+	}
+	if c.ShootCooldownSeconds != nil {
+		rules.ShootCooldown = time.Duration(*c.ShootCooldownSeconds) * time.Second
+	}
+	return rules, true
 }
 
 // recentDrains keeps the drains of the last consolidationHistory.
 func recentDrains(drains []seedmanagementv1alpha1.ConsolidationDrain, now time.Time) []seedmanagementv1alpha1.ConsolidationDrain {
 	var out []seedmanagementv1alpha1.ConsolidationDrain
 	for _, dr := range drains {
-		if now.Sub(dr.StartTime.Time) < consolidationHistory {
+		if dr.StartTime != nil && now.Sub(dr.StartTime.Time) < consolidationHistory {
 			out = append(out, dr)
 		}
 	}
@@ -184,7 +188,7 @@ func (r *Reconciler) cancel(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 	}
 	if !found {
 		// Started more than an hour ago: remembered again, so it is not chosen at once.
-		st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: ms.Name, StartTime: metav1.Time{Time: r.Clock.Now()}, Canceled: controllerutils.Truncate(why, 1024)})
+		st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: ms.Name, StartTime: &metav1.Time{Time: r.Clock.Now()}, Canceled: controllerutils.Truncate(why, 1024)})
 	}
 	logf.FromContext(ctx).Info("Consolidation canceled", "managedSeed", klog.KObj(ms), "why", why)
 	r.event(sa, EventConsolidationCanceled, "Consolidate", "%s", controllerutils.Truncate(fmt.Sprintf("Consolidation gave up draining seed %s: %s", ms.Name, why), 1024))
@@ -206,7 +210,7 @@ func (r *Reconciler) choose(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 		cin.AboveNeedsSince = st.AboveNeedsSince.Time
 	}
 	for _, dr := range st.Drains {
-		cin.MigrationsLastHour += int(dr.Shoots)
+		cin.MigrationsLastHour += int(ptr.Deref(dr.Shoots, 0))
 		if dr.Canceled != "" {
 			cin.Skip[dr.Seed] = "consolidation gave it up less than an hour ago"
 		}

@@ -35,7 +35,7 @@ func TestConsolidationDrainsTheCheapestSeed(t *testing.T) {
 	require.NoError(t, env.Client.Create(f.ctx, optedOut))
 	f.createAutoscaler(1, 5, 70, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
 		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &seedmanagementv1alpha1.Consolidation{
-			WindowSeconds: ptr.To[int32](60), MaxMigrationsPerHour: ptr.To[int32](25),
+			WindowSeconds: 60, MaxMigrationsPerHour: 25,
 		}},
 	})
 	f.metrics.setPending(f.name, 0)
@@ -62,7 +62,7 @@ func TestConsolidationDrainsTheCheapestSeed(t *testing.T) {
 	}, timeout, tick)
 	drain := f.get().Status.Consolidation.Drains[0]
 	assert.Equal(t, "consolidation-2", drain.Seed)
-	assert.Equal(t, int32(20), drain.Shoots)
+	assert.Equal(t, ptr.To[int32](20), drain.Shoots)
 	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationStarted", "drains seed consolidation-2: its 20 shoots move to the other seeds"))
 
 	// The scheduler finds no place for a shoot: consolidation gives the drain up.

@@ -23,14 +23,14 @@ import (
 type Class string
 
 const (
-	// Movable: the drain may migrate the shoot's control plane now.
+	// Movable means the drain may migrate the shoot's control plane now.
 	Movable Class = "Movable"
-	// Leaving: the shoot's control plane is migrating away (spec.seedName names another seed).
+	// Leaving means the shoot's control plane is migrating away (spec.seedName names another seed).
 	Leaving Class = "Leaving"
-	// Waiting: the shoot cannot move yet (an operation in flight, its deletion, the
+	// Waiting means the shoot cannot move yet (an operation in flight, its deletion, the
 	// cool-down after a failed migration) and will later.
 	Waiting Class = "Waiting"
-	// Protected: the drain never moves the shoot.
+	// Protected means the drain never moves the shoot.
 	Protected Class = "Protected"
 )
 

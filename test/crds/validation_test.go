@@ -236,7 +236,7 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 		{"unknown field", "managedseedset.yaml",
 			set("x", "spec", "replicaCount"), `unknown field "spec.replicaCount"`},
 		{"consolidation under scale up", "seedautoscaler.yaml",
-			set(map[string]any{"consolidation": map[string]any{}}, "spec", "behavior", "scaleUp"),
+			set(map[string]any{"consolidation": map[string]any{"windowSeconds": int64(600)}}, "spec", "behavior", "scaleUp"),
 			"spec.behavior.scaleUp.consolidation is not allowed: consolidation drains seeds to scale down, set it under spec.behavior.scaleDown"},
 		{"consolidation window below the bound", "seedautoscaler.yaml",
 			set(map[string]any{"consolidation": map[string]any{"windowSeconds": int64(59)}}, "spec", "behavior", "scaleDown"),

@@ -344,10 +344,10 @@ type ScalingRules struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="tolerance must not be negative, e.g. \"0.05\""
 	Tolerance *resource.Quantity `json:"tolerance,omitempty"`
-	// consolidation, under scaleDown only, opts in to draining seeds of a set that is above
-	// its needs but cannot shrink because its seeds host shoots.
+	// consolidation opts in to draining seeds of a set that is above its needs but cannot
+	// shrink because its seeds host shoots; under scaleDown only.
 	// +optional
-	Consolidation *Consolidation `json:"consolidation,omitempty"`
+	Consolidation *Consolidation `json:"consolidation,omitempty,omitzero"`
 }
 
 // ScalingPolicyType is the unit of a scaling policy.
