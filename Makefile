@@ -174,7 +174,9 @@ bench-reaction: ## Measure how fast the whole loop reacts to steps of demand, st
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).
 TRACE ?=
+# The week of long-lived shoots, with and without consolidation: `make bench-autoscaling WEEK=long-lived`.
+WEEK ?=
 
 .PHONY: bench-autoscaling
 bench-autoscaling: build ## Measure the autoscaler's policies on a week of demand in simulated time (report/<timestamp>/).
-	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE))
+	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE)) $(if $(WEEK),--week $(WEEK))
