@@ -241,8 +241,8 @@ type run struct {
 	life *lifeState
 
 	pendingSeconds, seedSeconds, oracleSeconds, shootSeconds float64
-	waits, spikeWaits                          []time.Duration
-	res                                        Result
+	waits, spikeWaits                                        []time.Duration
+	res                                                      Result
 }
 
 // forecaster is one forecast with its accuracy state and the forecasts it made, to judge
