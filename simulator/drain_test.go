@@ -63,22 +63,7 @@ const (
 //   - once the opt-out is removed the seed empties, its Drained condition turns True, and
 //     a scale-in of the set removes exactly that replica.
 func TestDrainedSeedIsEmptiedAndRemoved(t *testing.T) {
-	cfg, err := ParseConfiguration([]byte("apiVersion: " + ConfigAPIVersion + "\nkind: " + ConfigKind + "\n" + drainConfig))
-	require.NoError(t, err)
-	clk := clocktesting.NewFakeClock(time.Now())
-	h := &harness{t: t, ctx: t.Context(), cfg: cfg, clock: clk, sim: New(cfg, env.Client, clk, nil)}
-	t.Cleanup(func() { cleanup(t) })
-	t.Cleanup(func() { releaseSeedManagement(t) })
-	ensureNamespace(t, drainNamespace)
-	ensureNamespace(t, drainTenants)
-	drainLandscape(t)
-	startDrainParts(t, clk)
-
-	// Two ready seeds.
-	w := &drainWatch{h: h}
-	w.until("the set's two seeds are ready", func() bool {
-		return w.ready(drainSet+"-0") && w.ready(drainSet+"-1")
-	})
+	h, w := newDrainHarness(t, drainSet)
 
 	// Six tenant shoots, spread three and three (Gardener's profile: fewest shoots).
 	for i := range 6 {
@@ -126,7 +111,7 @@ func TestDrainedSeedIsEmptiedAndRemoved(t *testing.T) {
 		c := w.drained(drainSet + "-1")
 		return c != nil && c.Reason == string(drain.ReasonDrainStuck) && strings.Contains(c.Message, "no other seed takes it")
 	})
-	assert.Contains(t, w.drained(drainSet+"-1").Message, fmt.Sprintf("%s/%s: no other seed takes it: 0/3 seeds are available", drainTenants, optedOut))
+	assert.Contains(t, w.drained(drainSet+"-1").Message, fmt.Sprintf("%s/%s: no other seed takes it: 0/2 seeds are available", drainTenants, optedOut))
 	assert.Contains(t, w.drained(drainSet+"-1").Message, "CapacityExhausted: 1 seed(s): no capacity left for shoots (allocatable 6) ("+drainSet+"-0)")
 	stuck := w.event("default", "DrainStuck")
 	require.NotNil(t, stuck, "the stuck drain is reported as an event on the Seed")
@@ -155,9 +140,67 @@ func TestDrainedSeedIsEmptiedAndRemoved(t *testing.T) {
 	assert.Positive(t, w.maxMigrating, "migrations were seen in flight")
 }
 
+// newDrainHarness starts the parts, the landscape with a set of the given name, and waits
+// until the set's two seeds are ready.
+func newDrainHarness(t *testing.T, set string) (*harness, *drainWatch) {
+	t.Helper()
+	cfg, err := ParseConfiguration([]byte("apiVersion: " + ConfigAPIVersion + "\nkind: " + ConfigKind + "\n" + drainConfig))
+	require.NoError(t, err)
+	clk := clocktesting.NewFakeClock(time.Now())
+	h := &harness{t: t, ctx: t.Context(), cfg: cfg, clock: clk, sim: New(cfg, env.Client, clk, nil)}
+	t.Cleanup(func() { cleanup(t) })
+	t.Cleanup(func() { releaseSeedManagement(t) })
+	ensureNamespace(t, drainNamespace)
+	ensureNamespace(t, drainTenants)
+	drainLandscape(t, set)
+	startDrainParts(t, clk)
+	w := &drainWatch{h: h}
+	w.until("the set's two seeds are ready", func() bool { return w.ready(set+"-0") && w.ready(set+"-1") })
+	return h, w
+}
+
+// A drain that consolidation started moves a seed's shoots only when all of them fit on the
+// other seeds, as the scheduler decides: it never leaves a seed half emptied.
+func TestConsolidationDrainMovesAllShootsOrNone(t *testing.T) {
+	h, w := newDrainHarness(t, "pack")
+	for i := range 7 {
+		sh := builders.MakeShoot(drainTenants, fmt.Sprintf("p%d", i)).Provider("gcp", "europe-west1").CloudProfile("gcp").Obj()
+		require.NoError(t, env.Client.Create(h.ctx, sh))
+	}
+	w.until("every tenant shoot runs", func() bool { return len(w.running("pack-0"))+len(w.running("pack-1")) == 7 })
+	fuller, other := "pack-0", "pack-1"
+	if len(w.running(other)) > len(w.running(fuller)) {
+		fuller, other = other, fuller
+	}
+	require.Len(t, w.running(fuller), 4)
+	require.Len(t, w.running(other), 3, "two places left there: not enough for the fuller seed's 4 shoots")
+
+	ms := &seedmanagementv1alpha1.ManagedSeed{}
+	annotateObject(t, ms, drainNamespace, fuller, gardencorev1beta1.AnnotationDrainReason, gardencorev1beta1.DrainReasonConsolidation)
+	annotateObject(t, ms, drainNamespace, fuller, gardencorev1beta1.AnnotationDrain, "true")
+	w.until("the consolidation is stuck", func() bool {
+		c := w.drained(fuller)
+		return c != nil && c.Reason == string(drain.ReasonDrainStuck)
+	})
+	msg := w.drained(fuller).Message
+	assert.Contains(t, msg, "no other seed takes it: 0/2 seeds are available")
+	assert.Contains(t, msg, "waits: a consolidation moves no shoot until every shoot can leave")
+	assert.Len(t, w.running(fuller), 4, "not one shoot moved")
+	assert.Zero(t, w.maxMigrating)
+
+	// One shoot of the fuller seed goes; the other three fit and all move.
+	require.NoError(t, env.Client.Delete(h.ctx, h.shoot(drainTenants, w.running(fuller)[0])))
+	w.until("the consolidation completes", func() bool {
+		c := w.drained(fuller)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	assert.Len(t, w.running(other), 6)
+	assert.Empty(t, w.violations)
+}
+
 // drainLandscape creates the demo's cloud profile, its soil and a ManagedSeedSet like the demo's
 // with two replicas of 6 allocatable shoots.
-func drainLandscape(t *testing.T) {
+func drainLandscape(t *testing.T, name string) {
 	t.Helper()
 	cp := &gardencorev1beta1.CloudProfile{}
 	require.NoError(t, testenv.ReadExample("landscape/10-cloudprofile.yaml", cp))
@@ -171,7 +214,7 @@ func drainLandscape(t *testing.T) {
 
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
 	require.NoError(t, testenv.ReadExample("demo/20-managedseedset.yaml", set))
-	set.Namespace, set.Name, set.Spec.Replicas = drainNamespace, drainSet, ptr.To[int32](2)
+	set.Namespace, set.Name, set.Spec.Replicas = drainNamespace, name, ptr.To[int32](2)
 	resources := set.Spec.Template.Spec.Gardenlet.Config.Resources
 	resources.Capacity[gardencorev1beta1.ResourceShoots] = resource.MustParse("8")
 	resources.Reserved[gardencorev1beta1.ResourceShoots] = resource.MustParse("2")

@@ -134,7 +134,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	room := r.budget().Room(len(progress.Leaving), outOfSet)
 	if by.reason == gardencorev1beta1.DrainReasonConsolidation && room > 0 && len(movable) > 0 {
 		// A consolidation moves nothing unless every shoot can leave.
-		nowhere := r.unplaceable(ctx, movable)
+		nowhere := r.unplaceable(ctx, seed.Name, movable)
 		if len(nowhere)+len(progress.Blocked) > 0 {
 			maps.Copy(progress.Blocked, nowhere)
 			for _, shoot := range movable {
@@ -211,7 +211,7 @@ func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed
 // taking its place before the next is decided, and returns those that find none, with the
 // scheduler's reasons. The places are given back: a consolidation starts only when all its
 // shoots fit, so that it never moves some and gets stuck on the rest.
-func (r *Reconciler) unplaceable(ctx context.Context, movable []*gardencorev1beta1.Shoot) map[string]string {
+func (r *Reconciler) unplaceable(ctx context.Context, drained string, movable []*gardencorev1beta1.Shoot) map[string]string {
 	out := map[string]string{}
 	inputs := make([]*framework.Input, len(movable))
 	for i, shoot := range movable {
@@ -231,7 +231,7 @@ func (r *Reconciler) unplaceable(ctx context.Context, movable []*gardencorev1bet
 			ledger.Release(key)
 		}
 	}()
-	seeds := r.Scheduler.Seeds()
+	seeds := r.otherSeeds(drained)
 	for i, shoot := range movable {
 		if inputs[i] == nil {
 			continue
@@ -244,6 +244,20 @@ func (r *Reconciler) unplaceable(ctx context.Context, movable []*gardencorev1bet
 		key := dryRunPrefix + usage.Key(shoot)
 		ledger.Reserve(key, res.Seed.Name)
 		tried = append(tried, key)
+	}
+	return out
+}
+
+// otherSeeds are the scheduler's seeds but the drained one. Its cordon reaches the
+// scheduler's seeds through their own informer handlers, which may not have run yet when
+// the drain is woken; a drain must never pick the seed it empties.
+func (r *Reconciler) otherSeeds(drained string) []*framework.SeedInfo {
+	all := r.Scheduler.Seeds()
+	out := make([]*framework.SeedInfo, 0, len(all))
+	for _, s := range all {
+		if s.Name != drained {
+			out = append(out, s)
+		}
 	}
 	return out
 }
@@ -338,7 +352,7 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 	}
 	ledger := r.Scheduler.Ledger
 	ledger.Lock()
-	res := r.Scheduler.Profile.Decide(in, r.Scheduler.Seeds())
+	res := r.Scheduler.Profile.Decide(in, r.otherSeeds(seed.Name))
 	if res.Seed != nil {
 		ledger.Reserve(key, res.Seed.Name)
 	}
