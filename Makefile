@@ -187,7 +187,9 @@ bench-fleet: build ## Measure every process of the stack on a fleet of FLEET_SEE
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).
 TRACE ?=
+# The week of long-lived shoots, with and without consolidation: `make bench-autoscaling WEEK=long-lived`.
+WEEK ?=
 
 .PHONY: bench-autoscaling
 bench-autoscaling: build ## Measure the autoscaler's policies on a week of demand in simulated time (report/<timestamp>/).
-	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE))
+	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE)) $(if $(WEEK),--week $(WEEK))

@@ -184,6 +184,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 	if err := r.apply(ctx, sa, gr, sc, final, now); err != nil {
 		return nil, err
 	}
+	if err := r.consolidate(ctx, sa, obs, in, final, now); err != nil {
+		return nil, err
+	}
 	if a.scaledOutAhead && !r.DryRun && final.DesiredReplicas == a.decision.DesiredReplicas && final.DesiredReplicas > current {
 		r.event(sa, EventScaledOutAhead, "Scale", "%s", rescaleMessage(current, final.DesiredReplicas, final.Reason))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/scheduler/drain"
 )
 
 // Run loads the configuration file and schedules shoots, and serves the check of manual
@@ -37,6 +38,9 @@ func Run(ctx context.Context, o *Options) error {
 	scheduler := &controller.Reconciler{Config: cfg}
 	if err := scheduler.AddToManager(ctx, mgr, ctrlmetrics.Registry); err != nil {
 		return fmt.Errorf("adding the scheduler: %w", err)
+	}
+	if err := (&drain.Reconciler{}).AddToManager(ctx, mgr, scheduler); err != nil {
+		return fmt.Errorf("adding the drain of seeds: %w", err)
 	}
 	if err := o.Webhook.AddToManager(mgr, scheduler); err != nil {
 		return fmt.Errorf("adding the binding webhook: %w", err)

@@ -102,6 +102,12 @@ type ShootsConfig struct {
 	DeleteDelay metav1.Duration `json:"deleteDelay,omitempty"`
 	// FailureRate is the fraction of creations that fail (state Failed). Default 0.
 	FailureRate float64 `json:"failureRate,omitempty"`
+	// MigrateDelay is how long a control plane migration (spec.seedName changed on a
+	// running shoot) is Processing before it succeeds or fails. Default 10m.
+	MigrateDelay metav1.Duration `json:"migrateDelay,omitempty"`
+	// MigrationFailureRate is the fraction of migrations that fail (Migrate Failed, the
+	// control plane still on its old seed). Default 0.
+	MigrationFailureRate float64 `json:"migrationFailureRate,omitempty"`
 }
 
 // GardenletsConfig configures the simulated gardenlets.
@@ -362,6 +368,7 @@ func SetDefaults(cfg *Configuration) {
 	}
 	setDuration(&cfg.Shoots.CreateDelay, 5*time.Minute)
 	setDuration(&cfg.Shoots.DeleteDelay, 2*time.Minute)
+	setDuration(&cfg.Shoots.MigrateDelay, 10*time.Minute)
 	if cfg.Shoots.Jitter == nil {
 		cfg.Shoots.Jitter = new(0.2)
 	}
@@ -458,11 +465,15 @@ func Validate(cfg *Configuration) error {
 	}
 	positive("shoots.createDelay", cfg.Shoots.CreateDelay)
 	positive("shoots.deleteDelay", cfg.Shoots.DeleteDelay)
+	positive("shoots.migrateDelay", cfg.Shoots.MigrateDelay)
 	if j := *cfg.Shoots.Jitter; j < 0 || j >= 1 {
 		add("shoots.jitter", "must be at least 0 and less than 1 (0.2 varies delays by ±20%%), got %v", j)
 	}
 	if r := cfg.Shoots.FailureRate; r < 0 || r > 1 {
 		add("shoots.failureRate", "must be between 0 and 1 (0.05 fails one creation in 20), got %v", r)
+	}
+	if r := cfg.Shoots.MigrationFailureRate; r < 0 || r > 1 {
+		add("shoots.migrationFailureRate", "must be between 0 and 1 (0.05 fails one migration in 20), got %v", r)
 	}
 	positive("gardenlets.heartbeatInterval", cfg.Gardenlets.HeartbeatInterval)
 	for i, f := range cfg.Faults {

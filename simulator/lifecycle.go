@@ -25,6 +25,10 @@ const (
 	ActionRetry ShootAction = "Retry"
 	// ActionFinish ends the operation in flight: Succeeded, or Failed by the failure rate.
 	ActionFinish ShootAction = "Finish"
+	// ActionMigrate starts migrating the control plane of a running shoot whose
+	// spec.seedName changed: Migrate/Processing, status.seedName still the old seed until
+	// the migration succeeds.
+	ActionMigrate ShootAction = "Migrate"
 )
 
 // ShootTransition is the next step of a shoot's lifecycle.
@@ -47,9 +51,17 @@ func NextShootTransition(shoot *gardencorev1beta1.Shoot, due, now time.Time) Sho
 	t := ShootTransition{Action: ActionNone, RemoveRetry: retry}
 	op := shoot.Status.LastOperation
 	switch {
-	case shoot.Status.SeedName == nil || *shoot.Status.SeedName != *spec || op == nil:
+	case shoot.Status.SeedName == nil || op == nil:
 		// Newly bound; whatever lastOperation the scheduler left (Pending, Error) is not ours.
 		t.Action = ActionCreate
+	case *shoot.Status.SeedName != *spec:
+		t.Action = nextMigrationAction(op, retry, due, now)
+	case op.Type == gardencorev1beta1.LastOperationTypeMigrate && op.State == gardencorev1beta1.LastOperationStateFailed:
+		// The failed migration was rolled back (spec.seedName names the old seed again):
+		// the control plane is reconciled where it still runs.
+		if shoot.Status.ObservedGeneration < shoot.Generation || retry {
+			t.Action = ActionReconcile
+		}
 	case op.State == gardencorev1beta1.LastOperationStateProcessing:
 		if !due.IsZero() && !now.Before(due) {
 			t.Action = ActionFinish
@@ -66,6 +78,29 @@ func NextShootTransition(shoot *gardencorev1beta1.Shoot, due, now time.Time) Sho
 		t.Action = ActionCreate
 	}
 	return t
+}
+
+// nextMigrationAction is the next step of a shoot whose control plane runs on another seed
+// than spec.seedName names: start a migration, end the one in flight when due, retry a
+// failed one when asked to (otherwise it waits to be rolled back).
+func nextMigrationAction(op *gardencorev1beta1.LastOperation, retry bool, due, now time.Time) ShootAction {
+	if op.Type != gardencorev1beta1.LastOperationTypeMigrate {
+		return ActionMigrate
+	}
+	switch op.State {
+	case gardencorev1beta1.LastOperationStateProcessing:
+		if !due.IsZero() && !now.Before(due) {
+			return ActionFinish
+		}
+		return ActionNone
+	case gardencorev1beta1.LastOperationStateFailed:
+		if retry {
+			return ActionRetry
+		}
+		return ActionNone
+	}
+	// A migration that succeeded and was followed by another change of spec.seedName.
+	return ActionMigrate
 }
 
 // Jittered varies d by up to ±jitter·d; u is a uniform draw in [0, 1).

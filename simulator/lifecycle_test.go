@@ -16,6 +16,7 @@ func TestNextShootTransition(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	const (
 		create    = gardencorev1beta1.LastOperationTypeCreate
+		migrate   = gardencorev1beta1.LastOperationTypeMigrate
 		processed = gardencorev1beta1.LastOperationStateProcessing
 		succeeded = gardencorev1beta1.LastOperationStateSucceeded
 		failed    = gardencorev1beta1.LastOperationStateFailed
@@ -40,7 +41,14 @@ func TestNextShootTransition(t *testing.T) {
 		{"unbound with a scheduler error waits", builders.MakeShoot("p", "a").LastOperation(create, gardencorev1beta1.LastOperationStateError).Obj(), time.Time{}, ShootTransition{Action: ActionNone}},
 		{"newly bound is created", bound().Obj(), time.Time{}, ShootTransition{Action: ActionCreate}},
 		{"bound after a scheduler error is created", bound().LastOperation(create, gardencorev1beta1.LastOperationStatePending).Obj(), time.Time{}, ShootTransition{Action: ActionCreate}},
-		{"status seed differs", bound().StatusSeedName("s0").LastOperation(create, succeeded).Obj(), time.Time{}, ShootTransition{Action: ActionCreate}},
+		{"status seed differs: the control plane migrates", bound().StatusSeedName("s0").LastOperation(create, succeeded).Obj(), time.Time{}, ShootTransition{Action: ActionMigrate}},
+		{"migrating before due", bound().StatusSeedName("s0").LastOperation(migrate, processed).Obj(), now.Add(time.Second), ShootTransition{Action: ActionNone}},
+		{"migrating at due finishes", bound().StatusSeedName("s0").LastOperation(migrate, processed).Obj(), now, ShootTransition{Action: ActionFinish}},
+		{"failed migration waits to be rolled back", bound().StatusSeedName("s0").LastOperation(migrate, failed).Obj(), time.Time{}, ShootTransition{Action: ActionNone}},
+		{"failed migration with retry retries", retry(bound().StatusSeedName("s0").LastOperation(migrate, failed)), time.Time{}, ShootTransition{Action: ActionRetry, RemoveRetry: true}},
+		{"migrated, then moved again", bound().StatusSeedName("s0").LastOperation(migrate, succeeded).Obj(), time.Time{}, ShootTransition{Action: ActionMigrate}},
+		{"rolled back after a failed migration reconciles on the old seed", generation(bound().StatusSeedName("s1").LastOperation(migrate, failed).Obj(), 3, 2), time.Time{}, ShootTransition{Action: ActionReconcile}},
+		{"migrated stays", bound().StatusSeedName("s1").LastOperation(migrate, succeeded).Obj(), time.Time{}, ShootTransition{Action: ActionNone}},
 		{"processing before due", bound().StatusSeedName("s1").LastOperation(create, processed).Obj(), now.Add(time.Second), ShootTransition{Action: ActionNone}},
 		{"processing without a due time", bound().StatusSeedName("s1").LastOperation(create, processed).Obj(), time.Time{}, ShootTransition{Action: ActionNone}},
 		{"processing at due finishes", bound().StatusSeedName("s1").LastOperation(create, processed).Obj(), now, ShootTransition{Action: ActionFinish}},

@@ -59,7 +59,7 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 		// An operation this simulator did not start (or started before a restart) ends a
 		// creation delay from now, so no shoot stays Processing for ever.
 		if _, ok := s.operationDueOf(shoot.UID); !ok {
-			s.setOperationDue(shoot.UID, now.Add(s.jittered(s.cfg.Shoots.CreateDelay.Duration)))
+			s.setOperationDue(shoot.UID, s.operationEnd(op.Type, now))
 		}
 	}
 	due, _ := s.operationDueOf(shoot.UID)
@@ -98,19 +98,21 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 		next = processing(gardencorev1beta1.LastOperationTypeReconcile, now)
 	case ActionRetry:
 		next = processing(op.Type, now)
+	case ActionMigrate:
+		next = processing(gardencorev1beta1.LastOperationTypeMigrate, now)
+		next.Description = fmt.Sprintf("Migrating the control plane from seed %s to seed %s (simulated).", *shoot.Status.SeedName, *shoot.Spec.SeedName)
 	case ActionFinish:
-		next = &gardencorev1beta1.LastOperation{Type: op.Type, State: gardencorev1beta1.LastOperationStateSucceeded,
-			Progress: 100, LastUpdateTime: metav1.NewTime(now), Description: fmt.Sprintf("%s of the shoot succeeded (simulated).", op.Type)}
-		if s.float64() < s.cfg.Shoots.FailureRate {
-			next.State, next.Progress = gardencorev1beta1.LastOperationStateFailed, 0
-			next.Description = fmt.Sprintf("%s of the shoot failed (simulated infrastructure failure); annotate it %s=%s to retry.",
-				op.Type, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
-		}
+		next = s.finish(shoot, op, now)
 	}
 
 	orig := shoot.DeepCopy()
 	shoot.Status.LastOperation = next
-	shoot.Status.SeedName = ptr.To(*shoot.Spec.SeedName)
+	migrating := next.Type == gardencorev1beta1.LastOperationTypeMigrate && next.State != gardencorev1beta1.LastOperationStateSucceeded
+	if !migrating || shoot.Status.SeedName == nil {
+		// The control plane runs on spec.seedName, except while it migrates there or after
+		// its migration failed: then it still runs on the old seed.
+		shoot.Status.SeedName = ptr.To(*shoot.Spec.SeedName)
+	}
 	if transition.Action == ActionFinish {
 		shoot.Status.ObservedGeneration = shoot.Generation
 	}
@@ -118,12 +120,45 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 		return fmt.Errorf("patching the status of shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
 	}
 	if next.State == gardencorev1beta1.LastOperationStateProcessing {
-		s.setOperationDue(shoot.UID, now.Add(s.jittered(s.cfg.Shoots.CreateDelay.Duration)))
+		s.setOperationDue(shoot.UID, s.operationEnd(next.Type, now))
 	} else {
 		s.setOperationDue(shoot.UID, time.Time{})
 	}
 	log.FromContext(ctx).V(1).Info("Shoot operation", "shoot", klog.KObj(shoot), "type", next.Type, "state", next.State)
 	return nil
+}
+
+// finish ends the operation in flight: Succeeded, or Failed by the failure rate of its kind.
+func (s *Simulator) finish(shoot *gardencorev1beta1.Shoot, op *gardencorev1beta1.LastOperation, now time.Time) *gardencorev1beta1.LastOperation {
+	next := &gardencorev1beta1.LastOperation{Type: op.Type, State: gardencorev1beta1.LastOperationStateSucceeded,
+		Progress: 100, LastUpdateTime: metav1.NewTime(now), Description: fmt.Sprintf("%s of the shoot succeeded (simulated).", op.Type)}
+	failureRate := s.cfg.Shoots.FailureRate
+	if op.Type == gardencorev1beta1.LastOperationTypeMigrate {
+		failureRate = s.cfg.Shoots.MigrationFailureRate
+		from := ptr.Deref(shoot.Status.SeedName, "")
+		next.Description = fmt.Sprintf("Control plane migrated from seed %s to seed %s (simulated).", from, *shoot.Spec.SeedName)
+		if s.float64() < failureRate {
+			next.State, next.Progress = gardencorev1beta1.LastOperationStateFailed, 0
+			next.Description = fmt.Sprintf("Migrating the control plane from seed %s to seed %s failed (simulated); it still runs on seed %s. Set spec.seedName back to %s to roll back, or annotate the shoot %s=%s to retry.",
+				from, *shoot.Spec.SeedName, from, from, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
+		}
+		return next
+	}
+	if s.float64() < failureRate {
+		next.State, next.Progress = gardencorev1beta1.LastOperationStateFailed, 0
+		next.Description = fmt.Sprintf("%s of the shoot failed (simulated infrastructure failure); annotate it %s=%s to retry.",
+			op.Type, seedmanagementv1alpha1.AnnotationOperation, seedmanagementv1alpha1.OperationRetry)
+	}
+	return next
+}
+
+// operationEnd is when an operation of the given type started now ends.
+func (s *Simulator) operationEnd(typ gardencorev1beta1.LastOperationType, now time.Time) time.Time {
+	d := s.cfg.Shoots.CreateDelay.Duration
+	if typ == gardencorev1beta1.LastOperationTypeMigrate {
+		d = s.cfg.Shoots.MigrateDelay.Duration
+	}
+	return now.Add(s.jittered(d))
 }
 
 // reconcileShootDeletion reports the deletion as in flight, and once the simulated

@@ -158,3 +158,55 @@ func TestFailedCreationsAreRetriedWhenAnnotated(t *testing.T) {
 	assert.Empty(t, failed)
 	assert.Len(t, succeeded, n)
 }
+
+// A running shoot whose spec.seedName changes migrates: its control plane stays on the old
+// seed (status.seedName) for the migration delay, then follows. A failed migration leaves it
+// on the old seed until it is rolled back (spec.seedName set back) or retried.
+func TestControlPlaneMigrationSucceedsOrFailsOnTheOldSeed(t *testing.T) {
+	h := newHarness(t, lifecycleConfig+"randomSeed: 3\n")
+	ensureNamespace(t, "garden-move")
+	for _, name := range []string{"ok", "fails"} {
+		require.NoError(t, env.Client.Create(h.ctx, builders.MakeShoot("garden-move", name).SeedName("seed-a").Obj()))
+	}
+	h.step(0)
+	h.step(10 * time.Second)
+	moveTo := func(name, seed string) {
+		sh := h.shoot("garden-move", name)
+		orig := sh.DeepCopy()
+		sh.Spec.SeedName = ptr.To(seed)
+		require.NoError(t, env.Client.Patch(h.ctx, sh, client.MergeFrom(orig)))
+	}
+	moveTo("ok", "seed-b")
+	h.step(time.Second)
+	sh := h.shoot("garden-move", "ok")
+	assert.Equal(t, gardencorev1beta1.LastOperationTypeMigrate, sh.Status.LastOperation.Type)
+	assert.Equal(t, gardencorev1beta1.LastOperationStateProcessing, sh.Status.LastOperation.State)
+	assert.Equal(t, "Migrating the control plane from seed seed-a to seed seed-b (simulated).", sh.Status.LastOperation.Description)
+	assert.Equal(t, ptr.To("seed-a"), sh.Status.SeedName, "the control plane runs on the old seed while it migrates")
+	h.step(9 * time.Second)
+	assert.Equal(t, ptr.To("seed-a"), h.shoot("garden-move", "ok").Status.SeedName, "9 of the 10 default minutes")
+	h.step(time.Second)
+	sh = h.shoot("garden-move", "ok")
+	assert.Equal(t, gardencorev1beta1.LastOperationStateSucceeded, sh.Status.LastOperation.State)
+	assert.Equal(t, ptr.To("seed-b"), sh.Status.SeedName, "the control plane runs on the new seed")
+
+	h.cfg.Shoots.MigrationFailureRate = 1
+	moveTo("fails", "seed-b")
+	h.step(time.Second)
+	h.step(10 * time.Second)
+	sh = h.shoot("garden-move", "fails")
+	assert.Equal(t, gardencorev1beta1.LastOperationTypeMigrate, sh.Status.LastOperation.Type)
+	assert.Equal(t, gardencorev1beta1.LastOperationStateFailed, sh.Status.LastOperation.State)
+	assert.Equal(t, ptr.To("seed-a"), sh.Status.SeedName, "a failed migration leaves the control plane on the old seed")
+	h.step(10 * time.Second)
+	assert.Equal(t, gardencorev1beta1.LastOperationStateFailed, h.shoot("garden-move", "fails").Status.LastOperation.State, "it waits to be rolled back")
+
+	moveTo("fails", "seed-a")
+	h.step(time.Second)
+	sh = h.shoot("garden-move", "fails")
+	assert.Equal(t, gardencorev1beta1.LastOperationTypeReconcile, sh.Status.LastOperation.Type, "rolled back: reconciled where it runs")
+	h.step(10 * time.Second)
+	sh = h.shoot("garden-move", "fails")
+	assert.Equal(t, gardencorev1beta1.LastOperationStateSucceeded, sh.Status.LastOperation.State)
+	assert.Equal(t, ptr.To("seed-a"), sh.Status.SeedName)
+}

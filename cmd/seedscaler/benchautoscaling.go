@@ -15,9 +15,9 @@ import (
 
 func benchAutoscalingCommand() *cobra.Command {
 	var (
-		tracePath, reportDir string
-		seed                 uint64
-		workers              int
+		tracePath, reportDir, week string
+		seed                       uint64
+		workers                    int
 	)
 	cfg := autoscaling.DefaultConfig(autoscaling.Trace{})
 	deletion := string(cfg.Deletion)
@@ -53,6 +53,21 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 				reportDir = filepath.Join("report", time.Now().Format("20060102-150405"))
 			}
 			start := time.Now()
+			switch week {
+			case "working-day":
+			case "long-lived":
+				ll := autoscaling.LongLivedConfig()
+				ll.Provisioning, ll.AllocatablePerSeed, ll.SyncPeriod, ll.ScrapeInterval, ll.CacheTTL, ll.Seed =
+					cfg.Provisioning, cfg.AllocatablePerSeed, cfg.SyncPeriod, cfg.ScrapeInterval, cfg.CacheTTL, seed
+				summary, err := autoscaling.WriteLongLivedReport(reportDir, ll, workers)
+				if err != nil {
+					return err
+				}
+				_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\nin %s; report in %s\n", summary, time.Since(start).Round(time.Second), reportDir)
+				return nil
+			default:
+				return fmt.Errorf("--week %q is unknown; choose working-day or long-lived", week)
+			}
 			results, err := autoscaling.RunAll(cfg, autoscaling.Policies, autoscaling.Targets(), workers)
 			if err != nil {
 				return err
@@ -66,6 +81,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation).")
 	f.StringVar(&tracePath, "trace", "", "CSV with columns minute,shoots to replay instead of the built-in week.")
 	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")

@@ -54,6 +54,17 @@ func (b *SeedBuilder) Labels(kv ...string) *SeedBuilder {
 	return b
 }
 
+// Annotations adds annotations.
+func (b *SeedBuilder) Annotations(kv ...string) *SeedBuilder {
+	if b.seed.Annotations == nil {
+		b.seed.Annotations = map[string]string{}
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.seed.Annotations[kv[i]] = kv[i+1]
+	}
+	return b
+}
+
 // Taint adds a taint; an empty value means a taint without value.
 func (b *SeedBuilder) Taint(key, value string) *SeedBuilder {
 	t := gardencorev1beta1.SeedTaint{Key: key}
@@ -228,6 +239,17 @@ func (b *ShootBuilder) Labels(kv ...string) *ShootBuilder {
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		b.shoot.Labels[kv[i]] = kv[i+1]
+	}
+	return b
+}
+
+// Annotations adds annotations.
+func (b *ShootBuilder) Annotations(kv ...string) *ShootBuilder {
+	if b.shoot.Annotations == nil {
+		b.shoot.Annotations = map[string]string{}
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.shoot.Annotations[kv[i]] = kv[i+1]
 	}
 	return b
 }

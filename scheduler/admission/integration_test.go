@@ -188,6 +188,8 @@ func TestManualBindingsAreCheckedLikeScheduledOnes(t *testing.T) {
 	createSeed(t, builders.MakeSeed("not-ready").Ready().Condition(gardencorev1beta1.SeedGardenletReady, metav1.ConditionFalse).Obj())
 	createSeed(t, builders.MakeSeed("tainted").Ready().Taint("dedicated", "ops").Obj())
 	createSeed(t, builders.MakeSeed("full").Ready().Allocatable(1).Obj())
+	createSeed(t, builders.MakeSeed("roomy").Ready().Allocatable(10).Obj())
+	createSeed(t, builders.MakeSeed("drained").Ready().Allocatable(10).Annotations(gardencorev1beta1.AnnotationDrain, "true").Obj())
 	deleting := builders.MakeSeed("deleting").Ready().Obj()
 	deleting.Finalizers = []string{"test.seedscaler.gardener.cloud/keep"}
 	createSeed(t, deleting)
@@ -241,6 +243,22 @@ func TestManualBindingsAreCheckedLikeScheduledOnes(t *testing.T) {
 		err := operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"fits"}}`)))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), `spec.seedName "fits": the seed does not take the shoot: ProviderMismatch: provider "gcp" is not the shoot's "openstack"`)
+	})
+
+	t.Run("a control plane migration is checked like a binding", func(t *testing.T) {
+		shoot := builders.MakeShoot(namespace, "migrating").SeedName("fits").Obj()
+		require.NoError(t, operator.Create(ctx, shoot))
+		err := operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"full"}}`)))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `spec.seedName "full": the seed does not take the shoot: CapacityExhausted: no capacity left for shoots (allocatable 1)`)
+		err = operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"drained"}}`)))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `spec.seedName "drained": the seed does not take the shoot: SeedNotUsable: cordoned: the Seed is annotated seedscaler.io/drain=true and is being drained`)
+		require.NoError(t, operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"roomy"}}`))),
+			"a migration onto a seed with room")
+		err = operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":null}}`)))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "spec.seedName cannot be removed once set")
 	})
 
 	t.Run("the scheduler's own binds pass", func(t *testing.T) {

@@ -118,6 +118,25 @@ func (l *Ledger) releaseLocked(shootKey string) {
 	s.reserved.Add(-1)
 }
 
+// releaseCounted drops a shoot's reservation once the index counts the shoot on the
+// reserved seed. A migration reserves the new seed of a shoot the index already counts on
+// its old one: the shoot's other updates (its status, its annotations) must not release it
+// before spec.seedName names the new seed.
+func (l *Ledger) releaseCounted(shootKey string, seeds []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.reserved[shootKey]
+	if !ok {
+		return
+	}
+	for _, seed := range seeds {
+		if seed == s.seed {
+			l.releaseLocked(shootKey)
+			return
+		}
+	}
+}
+
 // Reservations is the number of binds not yet seen by the informer.
 func (l *Ledger) Reservations() int {
 	l.mu.Lock()
@@ -132,8 +151,8 @@ func (l *Ledger) Reservations() int {
 func (l *Ledger) Handler() toolscache.ResourceEventHandler {
 	index := l.index.Handler()
 	observe := func(obj any) {
-		if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok && len(usage.SeedNames(shoot)) > 0 {
-			l.Release(usage.Key(shoot))
+		if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
+			l.releaseCounted(usage.Key(shoot), usage.SeedNames(shoot))
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{

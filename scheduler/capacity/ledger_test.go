@@ -118,3 +118,37 @@ func TestConcurrentDecisionsNeverOvercommit(t *testing.T) {
 	assert.Equal(t, seeds*allocatable, total)
 	assert.Equal(t, 0, l.Reservations())
 }
+
+// A migration reserves the new seed of a shoot the index counts on its old one: during the
+// migration the shoot counts on both seeds, never on neither, and never twice on one.
+func TestMigrationCountsOnBothSeedsUntilItEnds(t *testing.T) {
+	l := NewLedger(usage.NewIndex())
+	h := l.Handler()
+	running := builders.MakeShoot("p", "m").SeedName("a").StatusSeedName("a").Obj()
+	h.OnAdd(running, false)
+	require.Equal(t, 1, l.Usage("a"))
+
+	l.Reserve("p/m", "b")
+	assert.Equal(t, 1, l.Usage("a"))
+	assert.Equal(t, 1, l.Usage("b"), "the new seed is taken the moment the migration is decided")
+
+	annotated := builders.MakeShoot("p", "m").SeedName("a").StatusSeedName("a").Labels("x", "y").Obj()
+	h.OnUpdate(running, annotated)
+	assert.Equal(t, 1, l.Usage("b"), "an update that does not name the new seed keeps the reservation")
+
+	migrating := builders.MakeShoot("p", "m").SeedName("b").StatusSeedName("a").Obj()
+	h.OnUpdate(annotated, migrating)
+	assert.Equal(t, 0, l.Reservations(), "the informer counts it on the new seed now")
+	assert.Equal(t, 1, l.Usage("a"), "still counted where its control plane runs")
+	assert.Equal(t, 1, l.Usage("b"))
+
+	migrated := builders.MakeShoot("p", "m").SeedName("b").StatusSeedName("b").Obj()
+	h.OnUpdate(migrating, migrated)
+	assert.Equal(t, 0, l.Usage("a"), "the old seed is free once status.seedName follows")
+	assert.Equal(t, 1, l.Usage("b"))
+
+	rolledBack := builders.MakeShoot("p", "m").SeedName("a").StatusSeedName("b").Obj()
+	h.OnUpdate(migrated, rolledBack)
+	assert.Equal(t, 1, l.Usage("a"))
+	assert.Equal(t, 1, l.Usage("b"))
+}

@@ -68,8 +68,15 @@ const (
 	DefaultBackoffBaseSeconds    = 1
 	DefaultBackoffMaxSeconds     = 300
 	DefaultSeedCapacity          = 250
-	maxWeight                    = 100
-	maxWorkers                   = 256
+	// DefaultMaxMigrationsPerSeed and DefaultMaxMigrationsPerSet bound the control plane
+	// migrations a drain has in flight.
+	DefaultMaxMigrationsPerSeed = 2
+	DefaultMaxMigrationsPerSet  = 4
+	// DefaultFailedMigrationCooldownSeconds is how long a drain leaves a shoot alone after
+	// its migration failed and was rolled back.
+	DefaultFailedMigrationCooldownSeconds = 600
+	maxWeight                             = 100
+	maxWorkers                            = 256
 )
 
 // SchedulerConfiguration is the scheduler's configuration file.
@@ -98,6 +105,20 @@ type SchedulerConfiguration struct {
 	// defaultSeedCapacity is the shoots a new replica of a ManagedSeedSet takes when
 	// neither the set's capacity annotation nor its gardenlet resources say.
 	DefaultSeedCapacity int32 `json:"defaultSeedCapacity,omitempty"`
+	// drain bounds how fast drained seeds are emptied.
+	Drain *Drain `json:"drain,omitempty"`
+}
+
+// Drain is the disruption budget of draining seeds: control plane migrations in flight at
+// once, out of one seed and out of the seeds of one ManagedSeedSet.
+type Drain struct {
+	// maxMigrationsPerSeed is the most migrations out of one drained seed at once.
+	MaxMigrationsPerSeed int32 `json:"maxMigrationsPerSeed,omitempty"`
+	// maxMigrationsPerSet is the most migrations out of the seeds of one ManagedSeedSet at once.
+	MaxMigrationsPerSet int32 `json:"maxMigrationsPerSet,omitempty"`
+	// failedMigrationCooldownSeconds is how long a shoot whose migration failed (and was
+	// rolled back) is left where it is before a drain tries to move it again.
+	FailedMigrationCooldownSeconds int32 `json:"failedMigrationCooldownSeconds,omitempty"`
 }
 
 // Scoring configures the weighted scoring stage.
@@ -164,6 +185,18 @@ func Default(c *SchedulerConfiguration) {
 	if c.DefaultSeedCapacity == 0 {
 		c.DefaultSeedCapacity = DefaultSeedCapacity
 	}
+	if c.Drain == nil {
+		c.Drain = &Drain{}
+	}
+	if c.Drain.MaxMigrationsPerSeed == 0 {
+		c.Drain.MaxMigrationsPerSeed = DefaultMaxMigrationsPerSeed
+	}
+	if c.Drain.MaxMigrationsPerSet == 0 {
+		c.Drain.MaxMigrationsPerSet = DefaultMaxMigrationsPerSet
+	}
+	if c.Drain.FailedMigrationCooldownSeconds == 0 {
+		c.Drain.FailedMigrationCooldownSeconds = DefaultFailedMigrationCooldownSeconds
+	}
 }
 
 // Validate returns every problem of a defaulted configuration, each naming its field.
@@ -209,6 +242,15 @@ func Validate(c *SchedulerConfiguration) error {
 	}
 	if c.DefaultSeedCapacity < 0 {
 		add("defaultSeedCapacity: %d must not be negative", c.DefaultSeedCapacity)
+	}
+	if c.Drain.MaxMigrationsPerSeed < 1 {
+		add("drain.maxMigrationsPerSeed: %d must be at least 1", c.Drain.MaxMigrationsPerSeed)
+	}
+	if c.Drain.MaxMigrationsPerSet < c.Drain.MaxMigrationsPerSeed {
+		add("drain.maxMigrationsPerSet: %d is below drain.maxMigrationsPerSeed %d, make it at least that", c.Drain.MaxMigrationsPerSet, c.Drain.MaxMigrationsPerSeed)
+	}
+	if c.Drain.FailedMigrationCooldownSeconds < 0 {
+		add("drain.failedMigrationCooldownSeconds: %d must not be negative", c.Drain.FailedMigrationCooldownSeconds)
 	}
 	return errors.Join(errs...)
 }

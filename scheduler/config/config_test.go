@@ -17,6 +17,7 @@ func TestDefaults(t *testing.T) {
 		APIVersion: APIVersion, Kind: Kind, SchedulerName: "default-scheduler", Binding: PatchBinding, Strategy: SameRegion,
 		RegionConfigNamespace: "garden", Scoring: &Scoring{}, Workers: 8,
 		Backoff: &Backoff{BaseSeconds: 1, MaxSeconds: 300}, DefaultSeedCapacity: 250,
+		Drain: &Drain{MaxMigrationsPerSeed: 2, MaxMigrationsPerSet: 4, FailedMigrationCooldownSeconds: 600},
 	}, c)
 	assert.Equal(t, time.Second, c.BackoffBase())
 	assert.Equal(t, 5*time.Minute, c.BackoffMax())
@@ -67,6 +68,8 @@ func TestInvalid(t *testing.T) {
 		{"workers", "workers: -1\n", `workers: -1 is out of range`},
 		{"backoff base", "backoff: {baseSeconds: -1}\n", `backoff.baseSeconds: -1 must be at least 1`},
 		{"backoff max", "backoff: {baseSeconds: 10, maxSeconds: 5}\n", `backoff.maxSeconds: 5 is below backoff.baseSeconds 10`},
+		{"drain per seed", "drain: {maxMigrationsPerSeed: -1}\n", `drain.maxMigrationsPerSeed: -1 must be at least 1`},
+		{"drain per set", "drain: {maxMigrationsPerSeed: 3, maxMigrationsPerSet: 2}\n", `drain.maxMigrationsPerSet: 2 is below drain.maxMigrationsPerSeed 3, make it at least that`},
 		{"capacity", "defaultSeedCapacity: -5\n", `defaultSeedCapacity: -5 must not be negative`},
 		{"scheduler name", "schedulerName: ' x'\n", `schedulerName: " x"`},
 		{"type", "workers: many\n", `decoding the scheduler configuration`},

@@ -133,6 +133,8 @@ func (r *Reconciler) feedFromInformers(ctx context.Context, mgr manager.Manager)
 	feeds := []feed{
 		{&gardencorev1beta1.Shoot{}, r.Ledger.Handler()},
 		{&gardencorev1beta1.Seed{}, r.seedSnapshot.Handler()},
+		// A drain annotation on a ManagedSeed cordons its seed.
+		{&seedmanagementv1alpha1.ManagedSeed{}, r.seedSnapshot.managedSeedHandler()},
 	}
 	if r.Config.Strategy == config.MinimalDistance {
 		r.regions = newRegionConfigs(r.Config.RegionConfigNamespace)

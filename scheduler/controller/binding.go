@@ -28,3 +28,18 @@ func (r *Reconciler) Input(ctx context.Context, shoot *gardencorev1beta1.Shoot) 
 	in.Usage = framework.Occupied
 	return in, nil
 }
+
+// What the scheduler lends the drain of seeds (scheduler/drain): its seeds and decisions,
+// and its way of binding, which moves a bound shoot's control plane when it changes
+// spec.seedName.
+
+// Seeds returns the seeds as the scheduler's decisions see them, sorted by name. Callers
+// must not modify the slice or the seeds.
+func (r *Reconciler) Seeds() []*framework.SeedInfo { return r.seedSnapshot.List() }
+
+// Rebind sets spec.seedName of a bound shoot to another seed, guarded by the
+// resourceVersion of shoot, as a bind does: a control plane migration, or its roll-back.
+// The caller reserves the new seed in the ledger unless the shoot already counts there.
+func (r *Reconciler) Rebind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
+	return r.bind(ctx, shoot, seed)
+}

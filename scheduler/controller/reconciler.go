@@ -78,7 +78,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots/status,verbs=patch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds;cloudprofiles,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets;managedseeds,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=seedscaler-region-config-namespace
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
 

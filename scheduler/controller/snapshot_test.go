@@ -4,8 +4,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
@@ -49,4 +52,40 @@ func TestSeedSnapshotFollowsTheInformer(t *testing.T) {
 	ledger.Reserve("p/x", "b")
 	ledger.Index().Set("p/y", []string{"b"})
 	assert.Equal(t, 2, framework.Occupied(second[0]))
+}
+
+// A drain annotation on the Seed or on its ManagedSeed cordons the seed; removing it
+// uncordons it.
+func TestDrainedSeedsAreCordoned(t *testing.T) {
+	s := newSeedSnapshot(capacity.NewLedger(usage.NewIndex()))
+	h, ms := s.Handler(), s.managedSeedHandler()
+	h.OnAdd(builders.MakeSeed("annotated").Ready().Annotations(gardencorev1beta1.AnnotationDrain, "true").Obj(), true)
+	h.OnAdd(builders.MakeSeed("managed").Ready().Obj(), true)
+	h.OnAdd(builders.MakeSeed("other").Ready().Annotations(gardencorev1beta1.AnnotationDrain, "false").Obj(), true)
+	notUsable := func() map[string]string {
+		out := map[string]string{}
+		for _, seed := range s.List() {
+			out[seed.Name] = seed.NotUsable
+		}
+		return out
+	}
+	assert.Equal(t, map[string]string{
+		"annotated": "cordoned: the Seed is annotated seedscaler.io/drain=true and is being drained",
+		"managed":   "", "other": "",
+	}, notUsable())
+
+	drained := &seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "managed",
+		Annotations: map[string]string{gardencorev1beta1.AnnotationDrain: "true"}}}
+	ms.OnAdd(drained, false)
+	assert.Equal(t, "cordoned: ManagedSeed garden/managed is annotated seedscaler.io/drain=true and is being drained", notUsable()["managed"])
+	h.OnUpdate(builders.MakeSeed("managed").Ready().Obj(), builders.MakeSeed("managed").Ready().Allocatable(5).Obj())
+	assert.NotEmpty(t, notUsable()["managed"], "a new version of the seed stays cordoned")
+
+	undrained := drained.DeepCopy()
+	undrained.Annotations = nil
+	ms.OnUpdate(drained, undrained)
+	assert.Empty(t, notUsable()["managed"])
+	ms.OnUpdate(undrained, drained)
+	ms.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "garden/managed", Obj: drained})
+	assert.Empty(t, notUsable()["managed"], "a ManagedSeed that is gone drains nothing")
 }

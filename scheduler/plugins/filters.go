@@ -62,8 +62,15 @@ func notUsable(seed *gardencorev1beta1.Seed) string {
 		return "condition GardenletReady is not True"
 	case seed.Spec.Backup != nil && !meta.IsStatusConditionTrue(seed.Status.Conditions, gardencorev1beta1.SeedBackupBucketsReady):
 		return "condition BackupBucketsReady is not True"
+	case gardencorev1beta1.Draining(seed.Annotations):
+		return Cordoned("the Seed")
 	}
 	return ""
+}
+
+// Cordoned is why a drained seed takes no shoots; holder names what carries the annotation.
+func Cordoned(holder string) string {
+	return fmt.Sprintf("cordoned: %s is annotated %s=true and is being drained", holder, gardencorev1beta1.AnnotationDrain)
 }
 
 // NewSeedInfo works out once what the filters read of a seed alone (see

@@ -131,6 +131,24 @@ func DesiredSeed(ms *seedmanagementv1alpha1.ManagedSeed) (*gardencorev1beta1.See
 	return seed, nil
 }
 
+// KeepDrainAnnotations returns the desired annotations of a Seed plus the drain annotations
+// (seedscaler.io/drain, seedscaler.io/drain-reason) someone put on the existing Seed: a
+// Seed's annotations come from its ManagedSeed, except these, which an operator may set
+// on the Seed itself to drain it.
+func KeepDrainAnnotations(desired, existing map[string]string) map[string]string {
+	for _, key := range []string{gardencorev1beta1.AnnotationDrain, gardencorev1beta1.AnnotationDrainReason} {
+		v, ok := existing[key]
+		if _, set := desired[key]; !ok || set {
+			continue
+		}
+		if desired == nil {
+			desired = map[string]string{}
+		}
+		desired[key] = v
+	}
+	return desired
+}
+
 // RegisteredBy reports whether seed was registered by the ManagedSeed ms.
 func RegisteredBy(seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed) bool {
 	ns, ok := seed.Labels[LabelManagedSeedNamespace]

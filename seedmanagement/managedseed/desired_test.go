@@ -114,3 +114,12 @@ func TestDeletionBlocked(t *testing.T) {
 	assert.True(t, blocked)
 	assert.Equal(t, "Seed s still hosts 5 shoots (p/a, p/b, p/c and 2 more): move them to other seeds or delete them; the seed is deleted once it is empty.", msg)
 }
+
+func TestKeepDrainAnnotations(t *testing.T) {
+	drain := map[string]string{gardencorev1beta1.AnnotationDrain: "true", gardencorev1beta1.AnnotationDrainReason: "by hand", "other": "x"}
+	assert.Equal(t, map[string]string{gardencorev1beta1.AnnotationDrain: "true", gardencorev1beta1.AnnotationDrainReason: "by hand"},
+		KeepDrainAnnotations(nil, drain), "an operator's drain of the Seed stays; other annotations come from the template")
+	assert.Equal(t, map[string]string{gardencorev1beta1.AnnotationDrain: "false", gardencorev1beta1.AnnotationDrainReason: "by hand", "t": "v"},
+		KeepDrainAnnotations(map[string]string{gardencorev1beta1.AnnotationDrain: "false", "t": "v"}, drain), "the template's value wins")
+	assert.Equal(t, map[string]string{"t": "v"}, KeepDrainAnnotations(map[string]string{"t": "v"}, map[string]string{"other": "x"}))
+}

@@ -257,6 +257,7 @@ func (r *Reconciler) applySeed(ctx context.Context, ms *seedmanagementv1alpha1.M
 	if !RegisteredBy(existing, ms) {
 		return existing, false, false, errSeedConflict
 	}
+	desired.Annotations = KeepDrainAnnotations(desired.Annotations, existing.Annotations)
 	if maps.Equal(existing.Labels, desired.Labels) && maps.Equal(existing.Annotations, desired.Annotations) &&
 		equality.Semantic.DeepEqual(existing.Spec, desired.Spec) {
 		return existing, false, false, nil

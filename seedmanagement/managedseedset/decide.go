@@ -111,13 +111,19 @@ type scaleInCandidate struct {
 	ordinal  int32
 	priority int
 	ready    bool
+	drained  bool
 }
 
 // scaleInLess reports whether replica a is removed before replica b when a set scales in:
-// the lower seedmanagement.gardener.cloud/priority goes first (default 3); at equal
-// priority a NotReady replica goes before a Ready one; then the older replica, the one with
-// the lower ordinal, goes first. Ordinals are unique, so the order is total.
+// a drained replica (seedscaler.io/drain=true on its ManagedSeed or Seed) goes first, since
+// it was emptied to be removed; then the lower seedmanagement.gardener.cloud/priority
+// (default 3); at equal priority a NotReady replica goes before a Ready one; then the older
+// replica, the one with the lower ordinal, goes first. Ordinals are unique, so the order is
+// total.
 func scaleInLess(a, b scaleInCandidate) bool {
+	if a.drained != b.drained {
+		return a.drained
+	}
 	if a.priority != b.priority {
 		return a.priority < b.priority
 	}
@@ -128,7 +134,7 @@ func scaleInLess(a, b scaleInCandidate) bool {
 }
 
 func candidateOf(replica *replica) scaleInCandidate {
-	return scaleInCandidate{ordinal: replica.ordinal, priority: replica.priority(), ready: replica.ready()}
+	return scaleInCandidate{ordinal: replica.ordinal, priority: replica.priority(), ready: replica.ready(), drained: replica.drained()}
 }
 
 // scaleIn is how a scale-in stands: which replicas may go, in order, and why others may not.

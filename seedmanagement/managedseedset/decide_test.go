@@ -27,6 +27,9 @@ func TestScaleInLess(t *testing.T) {
 		{"equal priority and readiness: older first", scaleInCandidate{ordinal: 2, priority: 3, ready: true}, scaleInCandidate{ordinal: 4, priority: 3, ready: true}, true},
 		{"equal priority and readiness: newer last", scaleInCandidate{ordinal: 4, priority: 3}, scaleInCandidate{ordinal: 2, priority: 3}, false},
 		{"negative priority goes before default", scaleInCandidate{ordinal: 9, priority: -1, ready: true}, scaleInCandidate{ordinal: 0, priority: 3}, true},
+		{"drained goes first, whatever its priority", scaleInCandidate{ordinal: 9, priority: 9, ready: true, drained: true}, scaleInCandidate{ordinal: 0, priority: 1}, true},
+		{"undrained goes after drained", scaleInCandidate{ordinal: 0, priority: 1}, scaleInCandidate{ordinal: 9, priority: 9, ready: true, drained: true}, false},
+		{"both drained: priority decides", scaleInCandidate{ordinal: 9, priority: 1, drained: true}, scaleInCandidate{ordinal: 0, priority: 3, drained: true}, true},
 		{"irreflexive", scaleInCandidate{ordinal: 3, priority: 3}, scaleInCandidate{ordinal: 3, priority: 3}, false},
 	}
 	for _, tt := range tests {
@@ -175,6 +178,15 @@ func TestPlanScaleIn(t *testing.T) {
 
 	assert.Equal(t, 0, planScaleIn(active, 6).asked)
 	assert.Equal(t, 0, planScaleIn(active, 4).blocked())
+
+	// An empty drained replica goes first; a drained one that still hosts shoots waits.
+	r6 := annotate(readyReplica(f, 6, "r1"), gardencorev1beta1.AnnotationDrain, "true")
+	r7 := readyReplica(f, 7, "r1")
+	r7.seed.Annotations = map[string]string{gardencorev1beta1.AnnotationDrain: "true"}
+	r7.shootsOnSeed = 1
+	plan = planScaleIn(append(active, r6, r7), 1)
+	assert.Equal(t, []string{"s-6", "s-4", "s-3", "s-0", "s-5"}, names(plan.removable), "the drained replica first, whatever its age")
+	assert.Equal(t, []string{"s-1", "s-7"}, plan.hostingShoots)
 }
 
 func TestDecide(t *testing.T) {

@@ -94,6 +94,14 @@ func (replica *replica) protected() bool {
 	return replica.shoot != nil && replica.shoot.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true"
 }
 
+// drained reports whether the replica's ManagedSeed or Seed is annotated for a drain.
+func (replica *replica) drained() bool {
+	if replica.managedSeed != nil && gardencorev1beta1.Draining(replica.managedSeed.Annotations) {
+		return true
+	}
+	return replica.seed != nil && gardencorev1beta1.Draining(replica.seed.Annotations)
+}
+
 // priority is the scale-in priority annotation of the ManagedSeed (or, lacking it, of the
 // Shoot); DefaultPriority when neither has a valid one.
 func (replica *replica) priority() int {

@@ -65,8 +65,17 @@ type Config struct {
 	Accuracy forecast.Accuracy
 	// Deletion is which running shoot a tenant deletes when the demand falls.
 	Deletion Deletion
-	// Seed seeds the choice of DeleteRandom.
+	// Seed seeds the choice of DeleteRandom, and the long-lived workload's draws.
 	Seed uint64
+	// LongLived replaces the trace's demand by shoots with lifetimes (nil: the trace); the
+	// trace then only says how long the run lasts.
+	LongLived *LongLived
+	// Consolidation drains seeds while the set is above its needs (nil: only empty seeds
+	// are removed). Only with LongLived.
+	Consolidation *ConsolidationModel
+	// Spread places a shoot on the seed with the fewest shoots, as Gardener's default
+	// profile does, instead of first-fit.
+	Spread bool
 }
 
 // Deletion is which running shoot goes when the demand falls.
@@ -162,6 +171,13 @@ type Result struct {
 	OracleSeedHours float64
 	// ScaleEvents counts the changes of replicas.
 	ScaleEvents int
+	// Migrations, Drains and CanceledDrains count what consolidation did; Overcommits the
+	// times a seed held more than its allocatable (a migrating shoot counts on both seeds);
+	// ProtectedMoved the opted-out shoots that were moved. The last two must stay 0.
+	Migrations, Drains, CanceledDrains, Overcommits, ProtectedMoved int
+	// MeanShoots is the mean number of shoots over the run, and Duration its length.
+	MeanShoots float64
+	Duration   time.Duration
 	// Timeline has one point per minute.
 	Timeline []Point
 }
@@ -175,12 +191,20 @@ type seed struct {
 	ready   bool
 	removed bool
 	shoots  int
+	// cordoned: drained by consolidation, it takes no new shoots.
+	cordoned bool
 }
 
 type shoot struct {
 	createdAt time.Duration
 	seed      *seed
 	spike     bool
+	// Long-lived workload: opted out of migration, gone, the seed its control plane
+	// migrates to, when it last moved.
+	protected   bool
+	gone        bool
+	migratingTo *seed
+	movedAt     time.Duration
 }
 
 type scrape struct {
@@ -214,9 +238,11 @@ type run struct {
 	// forecastHistory is the combined forecast's recommendations, for its windows.
 	forecastHistory []recommend.Recommendation
 
-	pendingSeconds, seedSeconds, oracleSeconds float64
-	waits, spikeWaits                          []time.Duration
-	res                                        Result
+	life *lifeState
+
+	pendingSeconds, seedSeconds, oracleSeconds, shootSeconds float64
+	waits, spikeWaits                                        []time.Duration
+	res                                                      Result
 }
 
 // forecaster is one forecast with its accuracy state and the forecasts it made, to judge
@@ -248,7 +274,11 @@ func Run(cfg Config, policy Policy, targetPercent int32) (Result, error) {
 		r.cfg.Accuracy.Floor = r.perSeedAtTarget()
 	}
 	r.forecasts = r.newForecasters()
-	r.start()
+	if cfg.LongLived != nil {
+		r.startLongLived()
+	} else {
+		r.start()
+	}
 	r.loop()
 	return r.finish(), nil
 }
@@ -343,6 +373,11 @@ func (r *run) loop() {
 		if nextPoint < next {
 			next, kind = nextPoint, "point"
 		}
+		if r.life != nil {
+			if at, k, ok := r.nextLifeEvent(); ok && at < next {
+				next, kind = at, k
+			}
+		}
 		r.advance(next)
 		switch kind {
 		case "end":
@@ -368,6 +403,8 @@ func (r *run) loop() {
 		case "point":
 			r.point()
 			nextPoint += time.Minute
+		default:
+			r.lifeEvent(kind)
 		}
 	}
 }
@@ -387,19 +424,29 @@ func (r *run) advance(to time.Duration) {
 	}
 	demand := len(r.bound) + len(r.pending)
 	r.pendingSeconds += float64(len(r.pending)) * dt
+	r.shootSeconds += float64(demand) * dt
 	r.seedSeconds += float64(len(r.seeds)) * dt
 	r.oracleSeconds += math.Ceil(float64(demand)/float64(r.cfg.AllocatablePerSeed)) * dt
 	r.now = to
 }
 
-// firstFit is the scheduler's model: the ready seed with room that came first.
+// firstFit is the scheduler's model: the ready seed with room that came first; with
+// Config.Spread, the ready seed with room that has the fewest shoots (Gardener's default
+// profile), the first of those.
 func (r *run) firstFit() *seed {
+	var best *seed
 	for _, s := range r.seeds {
-		if s.ready && s.shoots < r.cfg.AllocatablePerSeed {
+		if !s.ready || s.cordoned || s.shoots >= r.cfg.AllocatablePerSeed {
+			continue
+		}
+		if !r.cfg.Spread {
 			return s
 		}
+		if best == nil || s.shoots < best.shoots {
+			best = s
+		}
 	}
-	return nil
+	return best
 }
 
 func (r *run) create(minute int) {
@@ -416,6 +463,9 @@ func (r *run) create(minute int) {
 func (r *run) bind(sh *shoot, s *seed) {
 	sh.seed = s
 	s.shoots++
+	if s.shoots > r.cfg.AllocatablePerSeed {
+		r.res.Overcommits++
+	}
 	r.bound = append(r.bound, sh)
 	wait := r.now - sh.createdAt
 	r.waits = append(r.waits, wait)
@@ -517,6 +567,9 @@ func (r *run) decide() {
 	d := recommend.Decide(in)
 	r.recommendations = d.Recommendations
 	desired := d.DesiredReplicas
+	if r.cfg.Consolidation != nil && r.life != nil {
+		r.consolidate(now, d, current)
+	}
 
 	if len(r.forecasts) > 0 {
 		history := r.history[:seen]
@@ -588,10 +641,13 @@ func (r *run) scale(now time.Time, current, desired int32) {
 			r.provisioning = r.provisioning[:i]
 			removed++
 		}
-		for i := len(r.seeds) - 1; i >= 0 && removed < -change; i-- {
-			if s := r.seeds[i]; s.ready && s.shoots == 0 {
-				s.removed = true
-				removed++
+		// Drained seeds go first, as the set controller removes them first.
+		for _, drained := range []bool{true, false} {
+			for i := len(r.seeds) - 1; i >= 0 && removed < -change; i-- {
+				if s := r.seeds[i]; s.ready && !s.removed && s.shoots == 0 && s.cordoned == drained {
+					s.removed = true
+					removed++
+				}
 			}
 		}
 		r.seeds = slices.DeleteFunc(r.seeds, func(s *seed) bool { return s.removed })
@@ -637,6 +693,10 @@ func (r *run) finish() Result {
 	res.ShootMinutesPending = r.pendingSeconds / 60
 	res.SeedHours = r.seedSeconds / 3600
 	res.OracleSeedHours = r.oracleSeconds / 3600
+	res.Duration = r.now
+	if r.now > 0 {
+		res.MeanShoots = r.shootSeconds / r.now.Seconds()
+	}
 	slices.Sort(r.waits)
 	slices.Sort(r.spikeWaits)
 	res.P50Bind, res.P99Bind = stats.Percentile(r.waits, 0.50), stats.Percentile(r.waits, 0.99)

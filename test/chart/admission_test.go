@@ -80,6 +80,12 @@ func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
 	s.Labels = map[string]string{"team": "payments"}
 	require.NoError(t, tenant.Patch(ctx, s, patch), "an edit that keeps the seed must pass")
 
+	// Moving a bound shoot (a control plane migration) is a binding too: not the tenant's.
+	err = bind(tenant, "web", "seed-b")
+	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "the tenant migrated its own shoot: %v", err)
+	assert.ErrorContains(t, err, `alice may not set it to "seed-b"`)
+	require.NoError(t, bind(scheduler, "web", "seed-b"), "the scheduler's migration was refused")
+
 	// An operator of the named group places a shoot by hand.
 	require.NoError(t, operator.Create(ctx, builders.MakeShoot(tenantNS, "manual").SeedName("seed-b").Obj()))
 

@@ -235,6 +235,12 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 			"spec.networking.nodes must be a CIDR"},
 		{"unknown field", "managedseedset.yaml",
 			set("x", "spec", "replicaCount"), `unknown field "spec.replicaCount"`},
+		{"consolidation under scale up", "seedautoscaler.yaml",
+			set(map[string]any{"consolidation": map[string]any{"windowSeconds": int64(600)}}, "spec", "behavior", "scaleUp"),
+			"spec.behavior.scaleUp.consolidation is not allowed: consolidation drains seeds to scale down, set it under spec.behavior.scaleDown"},
+		{"consolidation window below the bound", "seedautoscaler.yaml",
+			set(map[string]any{"consolidation": map[string]any{"windowSeconds": int64(59)}}, "spec", "behavior", "scaleDown"),
+			"spec.behavior.scaleDown.consolidation.windowSeconds in body should be greater than or equal to 60"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -339,21 +345,20 @@ func shootObject(name string, changes ...mutation) map[string]any {
 	return obj
 }
 
-// Immutable fields: a shoot's seedName once set, a set's selector.
+// Immutable fields: a shoot's seedName once set cannot be removed (changing it migrates the
+// control plane), a set's selector.
 func TestImmutableFieldsCannotChange(t *testing.T) {
 	ctx := context.Background()
 	ensureNamespace(t, "invalid-core")
 
 	shoot := &unstructured.Unstructured{Object: shootObject("bound", set("seed-a", "spec", "seedName"))}
 	require.NoError(t, env.Client.Create(ctx, shoot))
-	require.NoError(t, unstructured.SetNestedField(shoot.Object, "seed-b", "spec", "seedName"))
+	unstructured.RemoveNestedField(shoot.Object, "spec", "seedName")
 	err := env.Client.Update(ctx, shoot)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "spec.seedName cannot be changed or removed once set")
-	unstructured.RemoveNestedField(shoot.Object, "spec", "seedName")
-	err = env.Client.Update(ctx, shoot)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "spec.seedName cannot be changed or removed once set")
+	assert.Contains(t, err.Error(), "spec.seedName cannot be removed once set; to move the shoot, set spec.seedName to another seed")
+	require.NoError(t, unstructured.SetNestedField(shoot.Object, "seed-b", "spec", "seedName"))
+	require.NoError(t, env.Client.Update(ctx, shoot), "changing spec.seedName (a control plane migration) must be allowed")
 
 	// An unbound shoot may be bound once.
 	unbound := &unstructured.Unstructured{Object: shootObject("unbound")}

@@ -76,7 +76,7 @@ type ShootTemplate struct {
 }
 
 // ShootSpec is the specification of a Shoot.
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.seedName) || (has(self.seedName) && self.seedName == oldSelf.seedName)",message="spec.seedName cannot be changed or removed once set; delete and recreate the shoot to move it to another seed"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.seedName) || has(self.seedName)",message="spec.seedName cannot be removed once set; to move the shoot, set spec.seedName to another seed (a control plane migration)"
 type ShootSpec struct {
 	// cloudProfileName is the name of the CloudProfile the shoot uses.
 	// +optional
@@ -106,8 +106,9 @@ type ShootSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	SecretBindingName *string `json:"secretBindingName,omitempty"`
-	// seedName is the seed the shoot's control plane runs on. Set by the scheduler, or on
-	// creation by someone allowed to bind shoots; it cannot change afterwards.
+	// seedName is the seed the shoot's control plane runs on. Set by the scheduler, or by
+	// someone allowed to bind shoots. Changing it migrates the control plane to the new seed
+	// (status.seedName names the old one until the migration ends); it cannot be removed.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	SeedName *string `json:"seedName,omitempty"`

@@ -301,6 +301,7 @@ type MetricFallback struct {
 
 // SeedAutoscalerBehavior configures scaling up and down, as autoscaling/v2 does.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.scaleUp) || !has(self.scaleUp.consolidation)",message="spec.behavior.scaleUp.consolidation is not allowed: consolidation drains seeds to scale down, set it under spec.behavior.scaleDown"
 type SeedAutoscalerBehavior struct {
 	// scaleUp rules; default: no stabilization, at most 4 seeds or 100% per 15 s, the larger.
 	// +optional
@@ -343,6 +344,10 @@ type ScalingRules struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="tolerance must not be negative, e.g. \"0.05\""
 	Tolerance *resource.Quantity `json:"tolerance,omitempty"`
+	// consolidation opts in to draining seeds of a set that is above its needs but cannot
+	// shrink because its seeds host shoots; under scaleDown only.
+	// +optional
+	Consolidation *Consolidation `json:"consolidation,omitempty,omitzero"`
 }
 
 // ScalingPolicyType is the unit of a scaling policy.
@@ -425,6 +430,9 @@ type SeedAutoscalerStatus struct {
 	// the state their accuracy and stabilization are judged by across restarts.
 	// +optional
 	ScaleAhead *ScaleAheadStatus `json:"scaleAhead,omitempty"`
+	// consolidation is the state of spec.behavior.scaleDown.consolidation.
+	// +optional
+	Consolidation *ConsolidationStatus `json:"consolidation,omitempty"`
 }
 
 // LeadTimeSource says where the lead time in use comes from.

@@ -1,0 +1,33 @@
+package v1beta1
+
+// Annotations of draining seeds and migrating control planes.
+const (
+	// AnnotationDrain set to "true" on a Seed, or on the ManagedSeed that registers it,
+	// cordons the seed (no new shoots) and migrates its shoots' control planes to other
+	// seeds, a few at a time.
+	AnnotationDrain = "seedscaler.io/drain"
+	// AnnotationDrainReason says why a seed is drained, e.g. "consolidation" when the
+	// SeedAutoscaler chose it; informational.
+	AnnotationDrainReason = "seedscaler.io/drain-reason"
+	// DrainReasonConsolidation is the AnnotationDrainReason of a seed the SeedAutoscaler
+	// drains to consolidate its set.
+	DrainReasonConsolidation = "consolidation"
+	// AnnotationMigration set to "disabled" on a Shoot keeps its control plane where it
+	// is: a drain never moves it.
+	AnnotationMigration = "seedscaler.io/migration"
+	// MigrationDisabled is the AnnotationMigration value that opts a shoot out.
+	MigrationDisabled = "disabled"
+	// AnnotationMigratedAt on a Shoot is when (RFC 3339) a drain last started to migrate its
+	// control plane; consolidation does not move a shoot again within its cool-down.
+	AnnotationMigratedAt = "seedscaler.io/migrated-at"
+
+	// SeedDrained is the Seed condition a drain reports its progress in: False while
+	// shoots remain (reason Draining, or DrainStuck naming the shoots that have nowhere
+	// to go), True once no shoot is left (reason DrainComplete).
+	SeedDrained = "Drained"
+)
+
+// Draining reports whether annotations ask for a drain.
+func Draining(annotations map[string]string) bool {
+	return annotations[AnnotationDrain] == "true"
+}

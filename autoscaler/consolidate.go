@@ -1,0 +1,305 @@
+package autoscaler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/autoscaler/forecast"
+	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
+)
+
+// Events of consolidation.
+const (
+	// EventConsolidationStarted: consolidation annotated a seed's ManagedSeed for a drain.
+	EventConsolidationStarted = controllerutils.Normal("ConsolidationStarted")
+	// EventConsolidationCanceled: consolidation gave a drain up.
+	EventConsolidationCanceled = controllerutils.Warning("ConsolidationCanceled")
+)
+
+// consolidationHistory is how long a consolidation drain is remembered in status: its shoots
+// count against the hourly budget, and a canceled seed is not chosen again meanwhile.
+const consolidationHistory = time.Hour
+
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=patch
+
+// consolidate runs spec.behavior.scaleDown.consolidation after a decision: it tracks how
+// long the set has been above its needs, cancels a drain of its own that is stuck or no
+// longer wanted, and otherwise starts draining the seed recommend.ChooseConsolidation picks.
+// The scheduler's drain moves the shoots and the set's scale-in removes the emptied seed.
+func (r *Reconciler) consolidate(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision, now time.Time) error {
+	rules, enabled := consolidationRules(sa)
+	if !enabled || obs == nil || obs.set == nil {
+		sa.Status.Consolidation = nil
+		return nil
+	}
+	st := sa.Status.Consolidation
+	if st == nil {
+		st = &seedmanagementv1alpha1.ConsolidationStatus{}
+		sa.Status.Consolidation = st
+	}
+	st.Drains = recentDrains(st.Drains, now)
+	aboveNeeds := d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
+	switch {
+	case !aboveNeeds:
+		st.AboveNeedsSince = nil
+	case st.AboveNeedsSince == nil:
+		st.AboveNeedsSince = &metav1.Time{Time: now}
+	}
+
+	scaleAheadHolds := scaleAheadHolds(sa, obs.current)
+	if ms := consolidating(obs); ms != nil {
+		why := r.cancelReason(obs, ms, d, scaleAheadHolds)
+		if why == "" {
+			return nil
+		}
+		return r.cancel(ctx, sa, ms, why)
+	}
+
+	choice := r.choose(ctx, sa, obs, in, rules, scaleAheadHolds, now)
+	if choice.Seed == "" {
+		logf.FromContext(ctx).V(1).Info("No seed to consolidate", "why", choice.Message)
+		return nil
+	}
+	if r.DryRun {
+		return nil
+	}
+	if err := r.annotateDrain(ctx, sa.Namespace, choice.Seed, map[string]any{
+		gardencorev1beta1.AnnotationDrain:       "true",
+		gardencorev1beta1.AnnotationDrainReason: gardencorev1beta1.DrainReasonConsolidation,
+	}); err != nil {
+		return err
+	}
+	st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: choice.Seed, Shoots: ptr.To(int32(choice.Shoots)), StartTime: &metav1.Time{Time: now}})
+	r.event(sa, EventConsolidationStarted, "Consolidate", "Consolidation %s", choice.Message)
+	return nil
+}
+
+// consolidationRules are the consolidation rules of the spec with defaults; false when the
+// autoscaler does not consolidate.
+func consolidationRules(sa *seedmanagementv1alpha1.SeedAutoscaler) (recommend.ConsolidationRules, bool) {
+	b := sa.Spec.Behavior
+	if b == nil || b.ScaleDown == nil || b.ScaleDown.Consolidation == nil {
+		return recommend.ConsolidationRules{}, false
+	}
+	c := b.ScaleDown.Consolidation
+	rules := recommend.ConsolidationRules{
+		Window:               time.Duration(c.WindowSeconds) * time.Second,
+		MaxMigrationsPerHour: int(c.MaxMigrationsPerHour),
+		ShootCooldown:        recommend.DefaultConsolidationShootCooling,
+	}
+	if rules.Window == 0 {
+		rules.Window = recommend.DefaultConsolidationWindow
+	}
+	if rules.MaxMigrationsPerHour == 0 {
+		rules.MaxMigrationsPerHour = recommend.DefaultMaxMigrationsPerHour
+	}
+	if c.ShootCooldownSeconds != nil {
+		rules.ShootCooldown = time.Duration(*c.ShootCooldownSeconds) * time.Second
+	}
+	return rules, true
+}
+
+// recentDrains keeps the drains of the last consolidationHistory.
+func recentDrains(drains []seedmanagementv1alpha1.ConsolidationDrain, now time.Time) []seedmanagementv1alpha1.ConsolidationDrain {
+	var out []seedmanagementv1alpha1.ConsolidationDrain
+	for _, dr := range drains {
+		if dr.StartTime != nil && now.Sub(dr.StartTime.Time) < consolidationHistory {
+			out = append(out, dr)
+		}
+	}
+	return out
+}
+
+// scaleAheadHolds says whether the forecast expects the set's capacity back within its
+// lead time: it held a scale-in, scaled out ahead, or asks for at least the current seeds.
+func scaleAheadHolds(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32) bool {
+	s := sa.Status.ScaleAhead
+	if s == nil {
+		return false
+	}
+	switch string(s.Reason) {
+	case string(forecast.ReasonHeldScaleIn), "ScaledOutAhead":
+		return true
+	}
+	return s.ForecastReplicas != nil && *s.ForecastReplicas >= current
+}
+
+// consolidating returns the ManagedSeed a consolidation drains, nil when none.
+func consolidating(obs *observation) *seedmanagementv1alpha1.ManagedSeed {
+	for i := range obs.managedSeeds {
+		ms := &obs.managedSeeds[i]
+		if ms.DeletionTimestamp == nil && gardencorev1beta1.Draining(ms.Annotations) &&
+			ms.Annotations[gardencorev1beta1.AnnotationDrainReason] == gardencorev1beta1.DrainReasonConsolidation {
+			return ms
+		}
+	}
+	return nil
+}
+
+// cancelReason says why a consolidation drain in progress is given up: the scheduler's drain
+// is stuck (a shoot has no place, or is protected), demand came back (the set scales out), or
+// the forecast expects the capacity back. Empty while it goes on.
+func (r *Reconciler) cancelReason(obs *observation, ms *seedmanagementv1alpha1.ManagedSeed, d recommend.Decision, scaleAheadHolds bool) string {
+	if seed, ok := obs.seeds[ms.Name]; ok {
+		if c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedDrained); c != nil && c.Reason == "DrainStuck" {
+			return "the scheduler cannot empty the seed: " + c.Message
+		}
+	}
+	switch {
+	case d.DesiredReplicas > obs.current:
+		return fmt.Sprintf("demand came back: the set scales out from %d to %d seeds", obs.current, d.DesiredReplicas)
+	case scaleAheadHolds:
+		return "scale-ahead expects the capacity back within its lead time"
+	}
+	return ""
+}
+
+// cancel removes the drain annotations from the ManagedSeed (migrations in flight finish)
+// and records why.
+func (r *Reconciler) cancel(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, ms *seedmanagementv1alpha1.ManagedSeed, why string) error {
+	if r.DryRun {
+		return nil
+	}
+	if err := r.annotateDrain(ctx, ms.Namespace, ms.Name, map[string]any{
+		gardencorev1beta1.AnnotationDrain: nil, gardencorev1beta1.AnnotationDrainReason: nil,
+	}); err != nil {
+		return err
+	}
+	st := sa.Status.Consolidation
+	found := false
+	for i := range st.Drains {
+		if st.Drains[i].Seed == ms.Name && st.Drains[i].Canceled == "" {
+			st.Drains[i].Canceled, found = controllerutils.Truncate(why, 1024), true
+		}
+	}
+	if !found {
+		// Started more than an hour ago: remembered again, so it is not chosen at once.
+		st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: ms.Name, StartTime: &metav1.Time{Time: r.Clock.Now()}, Canceled: controllerutils.Truncate(why, 1024)})
+	}
+	logf.FromContext(ctx).Info("Consolidation canceled", "managedSeed", klog.KObj(ms), "why", why)
+	r.event(sa, EventConsolidationCanceled, "Consolidate", "%s", controllerutils.Truncate(fmt.Sprintf("Consolidation gave up draining seed %s: %s", ms.Name, why), 1024))
+	return nil
+}
+
+// choose runs recommend.ChooseConsolidation, and checks the shoots of the seed it picks on
+// the kube-apiserver (one list by spec.seedName per seed looked at, only when a seed is
+// picked): a seed holding a shoot that opted out, a replica's own shoot, or one moved within
+// the cool-down is skipped and the next cheapest is looked at.
+func (r *Reconciler) choose(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input,
+	rules recommend.ConsolidationRules, scaleAheadHolds bool, now time.Time) recommend.ConsolidationChoice {
+	st := sa.Status.Consolidation
+	cin := recommend.ConsolidationInput{
+		Now: now, Rules: rules, Current: obs.current, Min: in.MinReplicas, ScaleAheadHolds: scaleAheadHolds,
+		TargetUtilization: float64(in.Demand.Target.UtilizationPercent) / 100, Skip: map[string]string{},
+	}
+	if st.AboveNeedsSince != nil {
+		cin.AboveNeedsSince = st.AboveNeedsSince.Time
+	}
+	for _, dr := range st.Drains {
+		cin.MigrationsLastHour += int(ptr.Deref(dr.Shoots, 0))
+		if dr.Canceled != "" {
+			cin.Skip[dr.Seed] = "consolidation gave it up less than an hour ago"
+		}
+	}
+	cin.Seeds = consolidationSeeds(obs, now, r.MetricMaxAge)
+	for range len(cin.Seeds) + 1 {
+		choice := recommend.ChooseConsolidation(cin)
+		if choice.Seed == "" {
+			return choice
+		}
+		why, err := r.unmovable(ctx, choice.Seed, rules.ShootCooldown, now)
+		if err != nil {
+			logf.FromContext(ctx).Error(err, "Reading the shoots of a seed to consolidate failed", "seed", choice.Seed)
+			return recommend.ConsolidationChoice{Message: err.Error()}
+		}
+		if why == "" {
+			return choice
+		}
+		cin.Skip[choice.Seed] = why
+	}
+	return recommend.ConsolidationChoice{Message: "every seed holds a shoot that may not move"}
+}
+
+// consolidationSeeds are the set's live seeds as consolidation looks at them.
+func consolidationSeeds(obs *observation, now time.Time, maxAge time.Duration) []recommend.ConsolidationSeed {
+	managed := map[string]*seedmanagementv1alpha1.ManagedSeed{}
+	for i := range obs.managedSeeds {
+		managed[obs.managedSeeds[i].Name] = &obs.managedSeeds[i]
+	}
+	var out []recommend.ConsolidationSeed
+	for name, seed := range obs.seeds {
+		ms, ok := managed[name]
+		if !ok || obs.deleting(seed) {
+			continue
+		}
+		s := recommend.ConsolidationSeed{
+			Name:      name,
+			Draining:  gardencorev1beta1.Draining(seed.Annotations) || gardencorev1beta1.Draining(ms.Annotations),
+			Protected: ms.Annotations[seedmanagementv1alpha1.AnnotationProtectFromDeletion] == "true" || obs.shootsProtected[name],
+			Ready:     seedIsReady(seed),
+		}
+		if a, ok := quantity(seed.Status.Allocatable, gardencorev1beta1.ResourceShoots); ok {
+			s.Allocatable = int(a)
+		}
+		if smp, ok := obs.usage[gardencorev1beta1.ResourceShoots][name]; ok && fresh(smp, now, maxAge) {
+			s.Shoots = int(smp.value)
+		} else if used, ok := quantity(seed.Status.Usage, gardencorev1beta1.ResourceShoots); ok {
+			s.Shoots = int(used)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=list
+
+// unmovable lists the shoots on a seed and says why the seed may not be consolidated: a shoot
+// opted out of migration, is a replica's own shoot, or was moved within the cool-down. Empty
+// when every shoot may move.
+func (r *Reconciler) unmovable(ctx context.Context, seed string, cooldown time.Duration, now time.Time) (string, error) {
+	list := &gardencorev1beta1.ShootList{}
+	if err := r.Reader.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.seedName", seed)}); err != nil {
+		return "", fmt.Errorf("listing the shoots on seed %s: %w", seed, err)
+	}
+	for _, shoot := range list.Items {
+		key := shoot.Namespace + "/" + shoot.Name
+		switch {
+		case shoot.Annotations[gardencorev1beta1.AnnotationMigration] == gardencorev1beta1.MigrationDisabled:
+			return fmt.Sprintf("shoot %s opted out of migration", key), nil
+		case shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet] != "":
+			return fmt.Sprintf("shoot %s is a ManagedSeedSet replica's", key), nil
+		}
+		if at, err := time.Parse(time.RFC3339, shoot.Annotations[gardencorev1beta1.AnnotationMigratedAt]); err == nil && now.Sub(at) < cooldown {
+			return fmt.Sprintf("shoot %s moved at %s, within the cool-down of %s", key, at.Format(time.RFC3339), cooldown), nil
+		}
+	}
+	return "", nil
+}
+
+// annotateDrain sets (a string) or removes (nil) annotations of a ManagedSeed.
+func (r *Reconciler) annotateDrain(ctx context.Context, namespace, name string, annotations map[string]any) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		return err
+	}
+	ms := &seedmanagementv1alpha1.ManagedSeed{}
+	ms.Namespace, ms.Name = namespace, name
+	if err := r.Client.Patch(ctx, ms, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("annotating ManagedSeed %s/%s for consolidation: %w", namespace, name, err)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+//go:build integration
+
+package autoscaler_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+)
+
+// A set above its needs (55 shoots on three seeds of 100 at a 70% target: one seed would do)
+// that cannot shrink, since every seed hosts shoots: after the window, consolidation drains
+// the cheapest seed whose shoots may all move (not the one with an opted-out shoot), records
+// it, and gives it up when the scheduler reports the drain stuck.
+func TestConsolidationDrainsTheCheapestSeed(t *testing.T) {
+	f := newFixture(t, "consolidation")
+	set := f.createSet(3, nil)
+	f.addReplica(set, "consolidation-0", 30, false)
+	f.addReplica(set, "consolidation-1", 5, false)
+	f.addReplica(set, "consolidation-2", 20, false)
+	optedOut := builders.MakeShoot(f.ns, "stays").SeedName("consolidation-1").
+		Annotations(gardencorev1beta1.AnnotationMigration, gardencorev1beta1.MigrationDisabled).Obj()
+	require.NoError(t, env.Client.Create(f.ctx, optedOut))
+	f.createAutoscaler(1, 5, 70, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &seedmanagementv1alpha1.Consolidation{
+			WindowSeconds: 60, MaxMigrationsPerHour: 25,
+		}},
+	})
+	f.metrics.setPending(f.name, 0)
+	f.start(false)
+
+	require.Eventually(t, func() bool {
+		c := f.get().Status.Consolidation
+		return c != nil && c.AboveNeedsSince != nil
+	}, timeout, tick, "the set is seen above its needs")
+	assert.Empty(t, drainAnnotation(t, f, "consolidation-2"), "nothing is drained within the window")
+	assert.Equal(t, int32(3), f.specReplicas())
+
+	f.clock.Step(61 * time.Second)
+	require.Eventually(t, func() bool { return drainAnnotation(t, f, "consolidation-2") == "true" }, timeout, tick,
+		"after the window the cheapest seed whose shoots may move is drained")
+	assert.Empty(t, drainAnnotation(t, f, "consolidation-1"), "the cheapest seed holds an opted-out shoot")
+	assert.Empty(t, drainAnnotation(t, f, "consolidation-0"))
+	ms := &seedmanagementv1alpha1.ManagedSeed{}
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: "consolidation-2"}, ms))
+	assert.Equal(t, gardencorev1beta1.DrainReasonConsolidation, ms.Annotations[gardencorev1beta1.AnnotationDrainReason])
+	require.Eventually(t, func() bool {
+		c := f.get().Status.Consolidation
+		return c != nil && len(c.Drains) == 1
+	}, timeout, tick)
+	drain := f.get().Status.Consolidation.Drains[0]
+	assert.Equal(t, "consolidation-2", drain.Seed)
+	assert.Equal(t, ptr.To[int32](20), drain.Shoots)
+	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationStarted", "drains seed consolidation-2: its 20 shoots move to the other seeds"))
+
+	// The scheduler finds no place for a shoot: consolidation gives the drain up.
+	seed := &gardencorev1beta1.Seed{}
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Name: "consolidation-2"}, seed))
+	meta.SetStatusCondition(&seed.Status.Conditions, metav1.Condition{Type: gardencorev1beta1.SeedDrained, Status: metav1.ConditionFalse,
+		Reason: "DrainStuck", Message: "The drain is stuck: 20 shoot(s) remain and none can leave."})
+	require.NoError(t, env.Client.Status().Update(f.ctx, seed))
+	require.Eventually(t, func() bool { return drainAnnotation(t, f, "consolidation-2") == "" }, timeout, tick, "the stuck drain is canceled")
+	require.Eventually(t, func() bool {
+		c := f.get().Status.Consolidation
+		return c != nil && len(c.Drains) == 1 && strings.HasPrefix(c.Drains[0].Canceled, "the scheduler cannot empty the seed: The drain is stuck")
+	}, timeout, tick)
+	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationCanceled", "Consolidation gave up draining seed consolidation-2"))
+	// Within the hour nothing else is drained: the canceled seed is left alone, the cheapest
+	// holds the opted-out shoot, and the last one's 30 shoots exceed what the budget of 25
+	// per hour leaves after the 20 of the canceled drain.
+	require.Never(t, func() bool { return drainAnnotation(t, f, "consolidation-0") != "" }, time.Second, tick)
+}
+
+func drainAnnotation(t *testing.T, f *fixture, name string) string {
+	t.Helper()
+	ms := &seedmanagementv1alpha1.ManagedSeed{}
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: name}, ms))
+	return ms.Annotations[gardencorev1beta1.AnnotationDrain]
+}
+
+func consolidationEvent(t *testing.T, f *fixture, reason, note string) *eventsv1.Event {
+	t.Helper()
+	var found *eventsv1.Event
+	require.Eventually(t, func() bool {
+		list := &eventsv1.EventList{}
+		if err := env.Client.List(f.ctx, list, client.InNamespace(f.ns)); err != nil {
+			return false
+		}
+		for i := range list.Items {
+			if list.Items[i].Reason == reason && strings.Contains(list.Items[i].Note, note) {
+				found = &list.Items[i]
+				return true
+			}
+		}
+		return false
+	}, timeout, tick, "no %s event with %q", reason, note)
+	return found
+}

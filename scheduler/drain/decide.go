@@ -1,0 +1,186 @@
+// Package drain empties seeds annotated seedscaler.io/drain=true: the scheduler's filters
+// already cordon them, and this controller moves their shoots' control planes to other
+// seeds (a migration: spec.seedName changed, status.seedName the old seed until it ends),
+// a few at a time, never a shoot that is protected, and reports the progress in the Seed's
+// Drained condition. It also rolls back migrations that failed. The decisions here are
+// plain functions; the reconcilers around them read and write the API.
+package drain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
+)
+
+// Class is what a drain does with one shoot counted on the drained seed.
+type Class string
+
+const (
+	// Movable means the drain may migrate the shoot's control plane now.
+	Movable Class = "Movable"
+	// Leaving means the shoot's control plane is migrating away (spec.seedName names another seed).
+	Leaving Class = "Leaving"
+	// Waiting means the shoot cannot move yet (an operation in flight, its deletion, the
+	// cool-down after a failed migration) and will later.
+	Waiting Class = "Waiting"
+	// Protected means the drain never moves the shoot.
+	Protected Class = "Protected"
+)
+
+// Verdict is the class of a shoot and why.
+type Verdict struct {
+	Class  Class
+	Reason string
+}
+
+// Classify decides what a drain of seed does with a shoot counted on it. failedAt is when
+// the shoot's last migration failed and was rolled back (zero: never, as far as known);
+// the shoot is left alone for cooldown after that.
+func Classify(shoot *gardencorev1beta1.Shoot, seed, schedulerName string, failedAt time.Time, cooldown time.Duration, now time.Time) Verdict {
+	spec, status := ptr.Deref(shoot.Spec.SeedName, ""), ptr.Deref(shoot.Status.SeedName, "")
+	op := shoot.Status.LastOperation
+	switch {
+	case shoot.DeletionTimestamp != nil:
+		return Verdict{Waiting, "being deleted"}
+	case spec != seed && op != nil && op.Type == gardencorev1beta1.LastOperationTypeMigrate && op.State == gardencorev1beta1.LastOperationStateFailed:
+		return Verdict{Waiting, fmt.Sprintf("its migration to seed %s failed and is rolled back", spec)}
+	case spec != seed:
+		return Verdict{Leaving, fmt.Sprintf("migrating to seed %s", spec)}
+	case status != "" && status != seed:
+		return Verdict{Waiting, fmt.Sprintf("its control plane is still migrating here from seed %s", status)}
+	case shoot.Annotations[gardencorev1beta1.AnnotationMigration] == gardencorev1beta1.MigrationDisabled:
+		return Verdict{Protected, fmt.Sprintf("opted out by annotation %s=%s", gardencorev1beta1.AnnotationMigration, gardencorev1beta1.MigrationDisabled)}
+	case replicaShoot(shoot):
+		return Verdict{Protected, "the shoot of a ManagedSeedSet replica (a seed's own cluster)"}
+	case schedulerOf(shoot) != schedulerName:
+		return Verdict{Protected, fmt.Sprintf("placed by scheduler %s, not this one", schedulerOf(shoot))}
+	case op == nil || status == "":
+		return Verdict{Waiting, "not created yet"}
+	case op.State != gardencorev1beta1.LastOperationStateSucceeded:
+		return Verdict{Waiting, fmt.Sprintf("its %s is %s", op.Type, op.State)}
+	case !failedAt.IsZero() && now.Before(failedAt.Add(cooldown)):
+		return Verdict{Waiting, fmt.Sprintf("its last migration failed at %s; tried again from %s",
+			failedAt.UTC().Format(time.RFC3339), failedAt.Add(cooldown).UTC().Format(time.RFC3339))}
+	}
+	return Verdict{Movable, ""}
+}
+
+// replicaShoot reports whether a shoot is a ManagedSeedSet replica's: a seed runs in it,
+// so moving its control plane would move a seed's own cluster under its shoots.
+func replicaShoot(shoot *gardencorev1beta1.Shoot) bool {
+	if _, ok := shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]; ok {
+		return true
+	}
+	for _, ref := range shoot.OwnerReferences {
+		if ref.Kind == "ManagedSeedSet" && strings.HasPrefix(ref.APIVersion, seedmanagementv1alpha1.GroupVersion.Group+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func schedulerOf(shoot *gardencorev1beta1.Shoot) string {
+	if n := ptr.Deref(shoot.Spec.SchedulerName, ""); n != "" {
+		return n
+	}
+	return gardencorev1beta1.DefaultSchedulerName
+}
+
+// Budget bounds the migrations in flight, out of one seed and out of the seeds of one
+// ManagedSeedSet, like a disruption budget.
+type Budget struct {
+	PerSeed, PerSet int
+}
+
+// Room is how many migrations a drain may start now: what the budget leaves after those in
+// flight out of the seed and out of its set (a seed of no set counts only its own).
+func (b Budget) Room(outOfSeed, outOfSet int) int {
+	return max(0, min(b.PerSeed-outOfSeed, b.PerSet-outOfSet))
+}
+
+// Progress is how a drain stands after one pass.
+type Progress struct {
+	// Shoots counted on the seed.
+	Shoots int
+	// Leaving are the shoots migrating away, by key.
+	Leaving []string
+	// Started are the migrations this pass started, by key, with their new seed.
+	Started map[string]string
+	// Waiting are the shoots that will move later, with why not now.
+	Waiting map[string]string
+	// Blocked are the shoots that cannot move: protected ones and those no other seed
+	// takes, with why.
+	Blocked map[string]string
+	// OverBudget counts movable shoots left for a later pass by the budget.
+	OverBudget int
+}
+
+// Reasons of the Drained condition and of the events that report it.
+const (
+	ReasonDraining      controllerutils.Reason = "Draining"
+	ReasonDrainStuck    controllerutils.Reason = "DrainStuck"
+	ReasonDrainComplete controllerutils.Reason = "DrainComplete"
+)
+
+// maxNamed is how many shoots a condition message names per list.
+const maxNamed = 10
+
+// Outcome is the Drained condition a drain reports: True once no shoot is counted on the
+// seed; False while shoots remain, DrainStuck when none of them can move on (every one is
+// protected or has nowhere to go), naming them and why.
+func (p Progress) Outcome() controllerutils.Outcome {
+	if p.Shoots == 0 {
+		return controllerutils.True(ReasonDrainComplete, "The seed holds no shoots: its drain is complete and it can be removed.")
+	}
+	blocked := ""
+	if len(p.Blocked) > 0 {
+		blocked = fmt.Sprintf(" %d cannot leave: %s.", len(p.Blocked), describe(p.Blocked))
+	}
+	if len(p.Leaving)+len(p.Started)+len(p.Waiting)+p.OverBudget == 0 {
+		return controllerutils.False(ReasonDrainStuck, fmt.Sprintf(
+			"The drain is stuck: %d shoot(s) remain and none can leave.%s Remove the opt-out, add seeds that take them, or relax their constraints.",
+			p.Shoots, blocked))
+	}
+	msg := fmt.Sprintf("%d shoot(s) remain: %d migrating, %d waiting for the migration budget", p.Shoots, len(p.Leaving)+len(p.Started), p.OverBudget)
+	if len(p.Waiting) > 0 {
+		msg += fmt.Sprintf(", %d not ready to move (%s)", len(p.Waiting), describe(p.Waiting))
+	}
+	return controllerutils.False(ReasonDraining, msg+"."+blocked)
+}
+
+// describe lists "key: why" sorted by key, at most maxNamed of them.
+func describe(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, min(len(keys), maxNamed)+1)
+	for i, k := range keys {
+		if i == maxNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(keys)-maxNamed))
+			break
+		}
+		parts = append(parts, k+": "+m[k])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// FailedMigration reports whether a shoot's control plane migration failed and has not
+// been rolled back: spec.seedName names the new seed, status.seedName the old one, and the
+// Migrate operation Failed. It returns the old seed, to roll back to.
+func FailedMigration(shoot *gardencorev1beta1.Shoot) (string, bool) {
+	spec, status := ptr.Deref(shoot.Spec.SeedName, ""), ptr.Deref(shoot.Status.SeedName, "")
+	op := shoot.Status.LastOperation
+	if shoot.DeletionTimestamp != nil || spec == "" || status == "" || spec == status || op == nil {
+		return "", false
+	}
+	return status, op.Type == gardencorev1beta1.LastOperationTypeMigrate && op.State == gardencorev1beta1.LastOperationStateFailed
+}

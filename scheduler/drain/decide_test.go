@@ -1,0 +1,121 @@
+package drain
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
+)
+
+func TestClassify(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	const (
+		succeeded = gardencorev1beta1.LastOperationStateSucceeded
+		failed    = gardencorev1beta1.LastOperationStateFailed
+		migrate   = gardencorev1beta1.LastOperationTypeMigrate
+		reconcile = gardencorev1beta1.LastOperationTypeReconcile
+	)
+	running := func() *builders.ShootBuilder {
+		return builders.MakeShoot("p", "a").SeedName("s").StatusSeedName("s").LastOperation(reconcile, succeeded)
+	}
+	deleted := running().Obj()
+	deleted.DeletionTimestamp = &metav1.Time{Time: now}
+	owned := running().Obj()
+	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: "set"}}
+	tests := []struct {
+		name     string
+		shoot    *gardencorev1beta1.Shoot
+		failedAt time.Time
+		want     Verdict
+	}{
+		{"a running shoot moves", running().Obj(), time.Time{}, Verdict{Movable, ""}},
+		{"after the cool-down of a failed migration it moves again", running().Obj(), now.Add(-10 * time.Minute), Verdict{Movable, ""}},
+		{"within the cool-down it waits", running().Obj(), now.Add(-time.Minute), Verdict{Waiting,
+			"its last migration failed at 2026-01-01T11:59:00Z; tried again from 2026-01-01T12:09:00Z"}},
+		{"opted out", running().Annotations(gardencorev1beta1.AnnotationMigration, "disabled").Obj(), time.Time{},
+			Verdict{Protected, "opted out by annotation seedscaler.io/migration=disabled"}},
+		{"an opt-out of another value is none", running().Annotations(gardencorev1beta1.AnnotationMigration, "enabled").Obj(), time.Time{}, Verdict{Movable, ""}},
+		{"a replica's shoot, by label", running().Labels(seedmanagementv1alpha1.LabelManagedSeedSet, "set").Obj(), time.Time{},
+			Verdict{Protected, "the shoot of a ManagedSeedSet replica (a seed's own cluster)"}},
+		{"a replica's shoot, by owner", owned, time.Time{}, Verdict{Protected, "the shoot of a ManagedSeedSet replica (a seed's own cluster)"}},
+		{"another scheduler's", running().SchedulerName("other").Obj(), time.Time{}, Verdict{Protected, "placed by scheduler other, not this one"}},
+		{"being deleted", deleted, time.Time{}, Verdict{Waiting, "being deleted"}},
+		{"leaving", running().SeedName("t").Obj(), time.Time{}, Verdict{Leaving, "migrating to seed t"}},
+		{"leaving, failed", running().SeedName("t").LastOperation(migrate, failed).Obj(), time.Time{},
+			Verdict{Waiting, "its migration to seed t failed and is rolled back"}},
+		{"arriving", running().StatusSeedName("o").LastOperation(migrate, gardencorev1beta1.LastOperationStateProcessing).Obj(), time.Time{},
+			Verdict{Waiting, "its control plane is still migrating here from seed o"}},
+		{"not created", builders.MakeShoot("p", "a").SeedName("s").Obj(), time.Time{}, Verdict{Waiting, "not created yet"}},
+		{"an operation in flight", running().LastOperation(reconcile, gardencorev1beta1.LastOperationStateProcessing).Obj(), time.Time{},
+			Verdict{Waiting, "its Reconcile is Processing"}},
+		{"a failed shoot", running().LastOperation(gardencorev1beta1.LastOperationTypeCreate, failed).Obj(), time.Time{},
+			Verdict{Waiting, "its Create is Failed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Classify(tt.shoot, "s", gardencorev1beta1.DefaultSchedulerName, tt.failedAt, 10*time.Minute, now))
+		})
+	}
+}
+
+func TestBudgetRoom(t *testing.T) {
+	b := Budget{PerSeed: 2, PerSet: 3}
+	tests := []struct {
+		outOfSeed, outOfSet, want int
+	}{
+		{0, 0, 2},
+		{1, 1, 1},
+		{2, 2, 0},
+		{0, 2, 1}, // the set's other seeds use the budget
+		{0, 3, 0},
+		{0, 5, 0}, // more in flight than allowed (a budget lowered): none, not negative
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, b.Room(tt.outOfSeed, tt.outOfSet), "%d out of the seed, %d out of the set", tt.outOfSeed, tt.outOfSet)
+	}
+}
+
+func TestProgressOutcome(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Progress
+		want controllerutils.Outcome
+	}{
+		{"empty", Progress{}, controllerutils.True(ReasonDrainComplete, "The seed holds no shoots: its drain is complete and it can be removed.")},
+		{"moving", Progress{Shoots: 4, Leaving: []string{"p/a"}, Started: map[string]string{"p/b": "t"}, OverBudget: 1,
+			Waiting: map[string]string{"p/c": "its Reconcile is Processing"}},
+			controllerutils.False(ReasonDraining, "4 shoot(s) remain: 2 migrating, 1 waiting for the migration budget, 1 not ready to move (p/c: its Reconcile is Processing).")},
+		{"moving, one stuck", Progress{Shoots: 2, Leaving: []string{"p/a"}, Blocked: map[string]string{"p/z": "opted out"}},
+			controllerutils.False(ReasonDraining, "2 shoot(s) remain: 1 migrating, 0 waiting for the migration budget. 1 cannot leave: p/z: opted out.")},
+		{"stuck", Progress{Shoots: 2, Blocked: map[string]string{"p/z": "opted out", "p/a": "no other seed takes it: 0/1 seeds are available"}},
+			controllerutils.False(ReasonDrainStuck, "The drain is stuck: 2 shoot(s) remain and none can leave. 2 cannot leave: "+
+				"p/a: no other seed takes it: 0/1 seeds are available; p/z: opted out. Remove the opt-out, add seeds that take them, or relax their constraints.")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.p.Outcome())
+		})
+	}
+}
+
+func TestFailedMigration(t *testing.T) {
+	const migrate = gardencorev1beta1.LastOperationTypeMigrate
+	failed := builders.MakeShoot("p", "a").SeedName("t").StatusSeedName("s").LastOperation(migrate, gardencorev1beta1.LastOperationStateFailed).Obj()
+	back, ok := FailedMigration(failed)
+	assert.True(t, ok)
+	assert.Equal(t, "s", back)
+	for name, shoot := range map[string]*gardencorev1beta1.Shoot{
+		"in flight":   builders.MakeShoot("p", "a").SeedName("t").StatusSeedName("s").LastOperation(migrate, gardencorev1beta1.LastOperationStateProcessing).Obj(),
+		"rolled back": builders.MakeShoot("p", "a").SeedName("s").StatusSeedName("s").LastOperation(migrate, gardencorev1beta1.LastOperationStateFailed).Obj(),
+		"not created": builders.MakeShoot("p", "a").SeedName("t").Obj(),
+	} {
+		_, ok := FailedMigration(shoot)
+		assert.False(t, ok, name)
+	}
+}

@@ -1,0 +1,462 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
+)
+
+// Events of drains and migrations.
+const (
+	// EventMigrationStarted: a drain moves a shoot's control plane to another seed.
+	EventMigrationStarted = controllerutils.Normal("MigrationStarted")
+	// EventMigrationRolledBack: a failed migration was undone; the shoot stays on its old seed.
+	EventMigrationRolledBack = controllerutils.Warning("MigrationRolledBack")
+	// EventDraining, EventDrainStuck, EventDrainComplete report a drain on its Seed when its
+	// Drained condition changes reason.
+	EventDraining      = controllerutils.Normal(ReasonDraining)
+	EventDrainStuck    = controllerutils.Warning(ReasonDrainStuck)
+	EventDrainComplete = controllerutils.Normal(ReasonDrainComplete)
+)
+
+// recheck is how often a drain in progress is looked at without events: the backstop for
+// a migration budget freed by a shoot of another seed of the set.
+const recheck = 30 * time.Second
+
+// Field indexes of the scheduler's Shoot cache.
+const (
+	// indexSeedNames indexes shoots by every seed they count on (usage.SeedNames).
+	indexSeedNames = "drain.seedNames"
+	// indexMigratingFrom indexes shoots whose control plane is leaving a seed by that seed.
+	indexMigratingFrom = "drain.migratingFrom"
+)
+
+// Reconciler drains one seed per call.
+type Reconciler struct {
+	// Scheduler lends its seeds, decisions, ledger, binding and event recorder.
+	Scheduler *controller.Reconciler
+	// Client reads from the manager's cache and writes to the API server; the scheduler's
+	// when nil.
+	Client client.Client
+	// Clock is the time of conditions and cool-downs.
+	Clock clock.PassiveClock
+
+	mu sync.Mutex
+	// failedAt remembers when a shoot's migration failed and was rolled back, by shoot key.
+	failedAt map[string]time.Time
+	// draining are the seeds found draining, so that shoot events wake only their drains.
+	draining map[string]bool
+	// started are the migrations this drain started, by shoot key, kept until the cache
+	// shows them: the budget must count a migration the cache does not show yet.
+	started map[string]startedMigration
+}
+
+// startedMigration is a migration a drain started: the seed the shoot leaves, and the one
+// it goes to.
+type startedMigration struct{ from, to string }
+
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds/status,verbs=patch
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=get;list;watch
+
+// Reconcile moves shoots off a drained seed within the budget and reports the progress.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.Scheduler.Synced != nil && !r.Scheduler.Synced() {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	seed := &gardencorev1beta1.Seed{}
+	if err := r.Client.Get(ctx, req.NamespacedName, seed); err != nil {
+		r.setDraining(req.Name, false)
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	by, draining, err := r.drainedBy(ctx, seed)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	r.setDraining(seed.Name, draining)
+	if !draining {
+		return ctrl.Result{}, r.clearCondition(ctx, seed)
+	}
+
+	shoots, err := r.shootsOn(ctx, indexSeedNames, seed.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	inFlight, err := r.startedNotSeen(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	progress := Progress{Shoots: len(shoots), Started: map[string]string{}, Waiting: map[string]string{}, Blocked: map[string]string{}}
+	var movable []*gardencorev1beta1.Shoot
+	for _, shoot := range shoots {
+		key := usage.Key(shoot)
+		if m, ok := inFlight[key]; ok && m.from == seed.Name {
+			progress.Leaving = append(progress.Leaving, key)
+			continue
+		}
+		v := Classify(shoot, seed.Name, r.Scheduler.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now())
+		switch v.Class {
+		case Movable:
+			movable = append(movable, shoot)
+		case Leaving:
+			progress.Leaving = append(progress.Leaving, key)
+		case Waiting:
+			progress.Waiting[key] = v.Reason
+		case Protected:
+			progress.Blocked[key] = v.Reason
+		}
+	}
+	outOfSet, err := r.migrationsOutOfSet(ctx, seed, inFlight)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	room := r.budget().Room(len(progress.Leaving), outOfSet)
+	if by.reason == gardencorev1beta1.DrainReasonConsolidation && room > 0 && len(movable) > 0 {
+		// A consolidation moves nothing unless every shoot can leave.
+		nowhere := r.unplaceable(ctx, seed.Name, movable)
+		if len(nowhere)+len(progress.Blocked) > 0 {
+			maps.Copy(progress.Blocked, nowhere)
+			for _, shoot := range movable {
+				if _, ok := nowhere[usage.Key(shoot)]; !ok {
+					progress.Blocked[usage.Key(shoot)] = "waits: a consolidation moves no shoot until every shoot can leave"
+				}
+			}
+			movable = nil
+		}
+	}
+	for _, shoot := range movable {
+		if room == 0 {
+			progress.OverBudget++
+			continue
+		}
+		started, err := r.migrate(ctx, seed, by.holder, shoot, &progress)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if started {
+			room--
+		}
+	}
+	if err := r.report(ctx, seed, progress); err != nil {
+		return ctrl.Result{}, err
+	}
+	if progress.Shoots == 0 {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: r.nextLook(shoots)}, nil
+}
+
+// nextLook is when a drain in progress looks again without events: at the end of the
+// earliest cool-down of its shoots, at the latest after recheck.
+func (r *Reconciler) nextLook(shoots []*gardencorev1beta1.Shoot) time.Duration {
+	next := recheck
+	now := r.Clock.Now()
+	for _, shoot := range shoots {
+		if at := r.lastFailure(usage.Key(shoot)); !at.IsZero() {
+			if wait := at.Add(r.cooldown()).Sub(now); wait > 0 {
+				next = min(next, wait)
+			}
+		}
+	}
+	return next
+}
+
+// drainer is what carries a seed's drain annotation.
+type drainer struct {
+	// holder names it, e.g. "ManagedSeed garden/demo-3".
+	holder string
+	// reason is its seedscaler.io/drain-reason.
+	reason string
+}
+
+// drainedBy says whether the seed is drained, and what carries the annotation.
+func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed) (drainer, bool, error) {
+	if gardencorev1beta1.Draining(seed.Annotations) {
+		return drainer{"Seed " + seed.Name, seed.Annotations[gardencorev1beta1.AnnotationDrainReason]}, true, nil
+	}
+	ns, ok := seed.Labels[labelManagedSeedNamespace]
+	if !ok {
+		return drainer{}, false, nil
+	}
+	ms := &seedmanagementv1alpha1.ManagedSeed{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: seed.Name}, ms); err != nil {
+		return drainer{}, false, client.IgnoreNotFound(err)
+	}
+	d := drainer{fmt.Sprintf("ManagedSeed %s/%s", ns, ms.Name), ms.Annotations[gardencorev1beta1.AnnotationDrainReason]}
+	return d, gardencorev1beta1.Draining(ms.Annotations), nil
+}
+
+// unplaceable tries every shoot of a consolidation on the other seeds at once, each
+// taking its place before the next is decided, and returns those that find none, with the
+// scheduler's reasons. The places are given back: a consolidation starts only when all its
+// shoots fit, so that it never moves some and gets stuck on the rest.
+func (r *Reconciler) unplaceable(ctx context.Context, drained string, movable []*gardencorev1beta1.Shoot) map[string]string {
+	out := map[string]string{}
+	inputs := make([]*framework.Input, len(movable))
+	for i, shoot := range movable {
+		in, err := r.Scheduler.Input(ctx, shoot)
+		if err != nil {
+			out[usage.Key(shoot)] = err.Error()
+			continue
+		}
+		inputs[i] = in
+	}
+	ledger := r.Scheduler.Ledger
+	ledger.Lock()
+	defer ledger.Unlock()
+	var tried []string
+	defer func() {
+		for _, key := range tried {
+			ledger.Release(key)
+		}
+	}()
+	seeds := r.otherSeeds(drained)
+	for i, shoot := range movable {
+		if inputs[i] == nil {
+			continue
+		}
+		res := r.Scheduler.Profile.Decide(inputs[i], seeds)
+		if res.Seed == nil {
+			out[usage.Key(shoot)] = "no other seed takes it: " + res.Message()
+			continue
+		}
+		key := dryRunPrefix + usage.Key(shoot)
+		ledger.Reserve(key, res.Seed.Name)
+		tried = append(tried, key)
+	}
+	return out
+}
+
+// otherSeeds are the scheduler's seeds but the drained one. Its cordon reaches the
+// scheduler's seeds through their own informer handlers, which may not have run yet when
+// the drain is woken; a drain must never pick the seed it empties.
+func (r *Reconciler) otherSeeds(drained string) []*framework.SeedInfo {
+	all := r.Scheduler.Seeds()
+	out := make([]*framework.SeedInfo, 0, len(all))
+	for _, s := range all {
+		if s.Name != drained {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dryRunPrefix marks the ledger reservations of a consolidation's trial placement: no
+// shoot has such a key, so they never release a real reservation.
+const dryRunPrefix = "consolidation-trial:"
+
+// labelManagedSeedNamespace is the label the seed controller puts on the Seeds it
+// registers, naming the namespace of their ManagedSeed (named like the Seed).
+const labelManagedSeedNamespace = "seedmanagement.gardener.cloud/managedseed-namespace"
+
+// shootsOn lists the shoots of a field index value from the cache, sorted by key.
+func (r *Reconciler) shootsOn(ctx context.Context, index, seed string) ([]*gardencorev1beta1.Shoot, error) {
+	list := &gardencorev1beta1.ShootList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{index: seed}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing the shoots on seed %s from the cache: %w", seed, err)
+	}
+	shoots := make([]*gardencorev1beta1.Shoot, len(list.Items))
+	for i := range list.Items {
+		shoots[i] = &list.Items[i]
+	}
+	sort.Slice(shoots, func(i, j int) bool { return usage.Key(shoots[i]) < usage.Key(shoots[j]) })
+	return shoots, nil
+}
+
+// startedNotSeen returns the migrations this drain started that the cache does not show
+// yet, by shoot key, and forgets those it shows (the index counts them from then on).
+func (r *Reconciler) startedNotSeen(ctx context.Context) (map[string]startedMigration, error) {
+	r.mu.Lock()
+	started := maps.Clone(r.started)
+	r.mu.Unlock()
+	for key, m := range started {
+		namespace, name, _ := strings.Cut(key, "/")
+		shoot := &gardencorev1beta1.Shoot{}
+		err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, shoot)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading shoot %s from the cache: %w", key, err)
+		}
+		if err == nil && ptr.Deref(shoot.Spec.SeedName, "") == m.from {
+			continue
+		}
+		delete(started, key)
+		r.mu.Lock()
+		delete(r.started, key)
+		r.mu.Unlock()
+	}
+	return started, nil
+}
+
+// migrationsOutOfSet counts the migrations in flight out of every seed of the seed's
+// ManagedSeedSet (for a seed of no set, out of the seed alone): those the cache shows, and
+// those started but not shown yet.
+func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1beta1.Seed, started map[string]startedMigration) (int, error) {
+	set, ns := seed.Labels[seedmanagementv1alpha1.LabelManagedSeedSet], seed.Labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace]
+	members := []string{seed.Name}
+	if set != "" {
+		members = members[:0]
+		for _, s := range r.Scheduler.Seeds() {
+			if s.Labels[seedmanagementv1alpha1.LabelManagedSeedSet] == set && s.Labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace] == ns {
+				members = append(members, s.Name)
+			}
+		}
+	}
+	inFlight := map[string]bool{}
+	for _, m := range members {
+		leaving, err := r.shootsOn(ctx, indexMigratingFrom, m)
+		if err != nil {
+			return 0, err
+		}
+		for _, shoot := range leaving {
+			inFlight[usage.Key(shoot)] = true
+		}
+		for key, s := range started {
+			if s.from == m {
+				inFlight[key] = true
+			}
+		}
+	}
+	return len(inFlight), nil
+}
+
+// migrate decides a new seed for a shoot with the scheduler's filters and strategy (the
+// drained seed is cordoned, so it is never chosen), reserves it and changes spec.seedName.
+// A shoot no seed takes is recorded as blocked with the scheduler's reasons.
+func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, holder string, shoot *gardencorev1beta1.Shoot, progress *Progress) (bool, error) {
+	key := usage.Key(shoot)
+	in, err := r.Scheduler.Input(ctx, shoot)
+	if err != nil {
+		progress.Blocked[key] = err.Error()
+		return false, nil
+	}
+	ledger := r.Scheduler.Ledger
+	ledger.Lock()
+	res := r.Scheduler.Profile.Decide(in, r.otherSeeds(seed.Name))
+	if res.Seed != nil {
+		ledger.Reserve(key, res.Seed.Name)
+	}
+	ledger.Unlock()
+	if res.Seed == nil {
+		progress.Blocked[key] = "no other seed takes it: " + res.Message()
+		return false, nil
+	}
+	target := res.Seed.Name
+	live := shoot.DeepCopy() // a cache object: Rebind writes to it
+	if err := r.Scheduler.Rebind(ctx, live, target); err != nil {
+		ledger.Release(key)
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			// The shoot changed meanwhile; its event brings the drain back.
+			return false, nil
+		}
+		return false, fmt.Errorf("migrating shoot %s from seed %s to seed %s: %w", key, seed.Name, target, err)
+	}
+	progress.Started[key] = target
+	stamp := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, gardencorev1beta1.AnnotationMigratedAt, r.Clock.Now().UTC().Format(time.RFC3339))
+	if err := r.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, []byte(stamp))); client.IgnoreNotFound(err) != nil {
+		// The migration runs; only a later consolidation's cool-down misses the stamp.
+		logr.FromContextOrDiscard(ctx).Error(err, "Stamping the migration on the shoot failed", "shoot", klog.KObj(shoot))
+	}
+	r.mu.Lock()
+	r.started[key] = startedMigration{from: seed.Name, to: target}
+	r.mu.Unlock()
+	logr.FromContextOrDiscard(ctx).Info("Migrating a shoot off a drained seed", "shoot", klog.KObj(shoot), "from", klog.KObj(seed), "to", klog.KRef("", target))
+	controllerutils.Event(r.Scheduler.Recorder, shoot, nil, EventMigrationStarted, "Migrate",
+		"Migrating the control plane from seed %s to seed %s: %s is annotated %s=true", seed.Name, target, holder, gardencorev1beta1.AnnotationDrain)
+	return true, nil
+}
+
+// report writes the Drained condition (guarded by the Seed's resourceVersion, since the
+// seed controller writes the same list of conditions) and an event when its reason changes.
+func (r *Reconciler) report(ctx context.Context, seed *gardencorev1beta1.Seed, p Progress) error {
+	o := p.Outcome()
+	o.Message = controllerutils.Truncate(o.Message, 32768)
+	changed := controllerutils.ConditionChanged(seed.Status.Conditions, gardencorev1beta1.SeedDrained, o)
+	before := seed.DeepCopy()
+	if !controllerutils.SetCondition(&seed.Status.Conditions, gardencorev1beta1.SeedDrained, o, seed.Generation, r.Clock.Now()) {
+		return nil
+	}
+	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, true); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil // the Seed's event brings the drain back
+		}
+		return err
+	}
+	if changed {
+		reason := map[controllerutils.Reason]controllerutils.EventReason{
+			ReasonDraining: EventDraining, ReasonDrainStuck: EventDrainStuck, ReasonDrainComplete: EventDrainComplete,
+		}[o.Reason]
+		controllerutils.Event(r.Scheduler.Recorder, seed, nil, reason, "Drain", "%s", controllerutils.Truncate(o.Message, 1024))
+	}
+	return nil
+}
+
+// clearCondition removes the Drained condition of a seed that is no longer drained.
+func (r *Reconciler) clearCondition(ctx context.Context, seed *gardencorev1beta1.Seed) error {
+	if meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedDrained) == nil {
+		return nil
+	}
+	before := seed.DeepCopy()
+	meta.RemoveStatusCondition(&seed.Status.Conditions, gardencorev1beta1.SeedDrained)
+	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, true); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+func (r *Reconciler) budget() Budget {
+	d := r.Scheduler.Config.Drain
+	return Budget{PerSeed: int(d.MaxMigrationsPerSeed), PerSet: int(d.MaxMigrationsPerSet)}
+}
+
+func (r *Reconciler) cooldown() time.Duration {
+	return time.Duration(r.Scheduler.Config.Drain.FailedMigrationCooldownSeconds) * time.Second
+}
+
+func (r *Reconciler) lastFailure(key string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failedAt[key]
+}
+
+func (r *Reconciler) recordFailure(key string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failedAt[key] = at
+}
+
+func (r *Reconciler) setDraining(seed string, draining bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if draining {
+		r.draining[seed] = true
+	} else {
+		delete(r.draining, seed)
+	}
+}
+
+func (r *Reconciler) isDraining(seed string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.draining[seed]
+}

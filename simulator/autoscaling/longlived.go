@@ -1,0 +1,440 @@
+package autoscaling
+
+import (
+	"bytes"
+	"container/heap"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+)
+
+// LongLived is a workload of shoots with lifetimes instead of a trace's count: long-lived
+// shoots that live for days and short-lived testing shoots of the working day. Shoots leave
+// when their lifetime ends, wherever they run, so seeds thin out instead of emptying.
+type LongLived struct {
+	// Initial long-lived shoots run at the start.
+	Initial int
+	// LongPerHour long-lived shoots arrive per hour (more by day, fewer at night), each
+	// living LongLifetime on average (exponentially distributed).
+	LongPerHour  float64
+	LongLifetime time.Duration
+	// TestingPerHour testing shoots arrive per hour during working hours on weekdays
+	// (08:00–18:00), a tenth of that otherwise, each living TestingLifetime on average.
+	TestingPerHour  float64
+	TestingLifetime time.Duration
+	// ProtectedShare of the long-lived shoots opt out of migration.
+	ProtectedShare float64
+}
+
+// DefaultLongLived is the benchmark's week of long-lived shoots: about 800 shoots that live
+// three days on average, and testing shoots of two hours that add about 150 by day.
+func DefaultLongLived() *LongLived {
+	return &LongLived{Initial: 800, LongPerHour: 11, LongLifetime: 72 * time.Hour,
+		TestingPerHour: 75, TestingLifetime: 2 * time.Hour, ProtectedShare: 0.01}
+}
+
+// LongLivedConfig is the long-lived week: the benchmark's landscape and loop, a week of
+// long-lived and testing shoots placed by Gardener's spreading profile, and consolidation
+// with a budget of 50 migrations per hour (the API's default of 20 is less than a seed of
+// 50 at the target holds, so it would never drain one).
+func LongLivedConfig() Config {
+	cfg := DefaultConfig(Trace{Shoots: make([]int, weekMinutes)})
+	cfg.LongLived = DefaultLongLived()
+	cfg.Spread = true
+	cfg.Consolidation = DefaultConsolidation()
+	cfg.Consolidation.Rules.MaxMigrationsPerHour = 50
+	return cfg
+}
+
+// ConsolidationModel is spec.behavior.scaleDown.consolidation with the drain it starts.
+type ConsolidationModel struct {
+	Rules recommend.ConsolidationRules
+	// MigrationDuration is how long a control plane migration takes; the shoot counts on
+	// both seeds meanwhile.
+	MigrationDuration time.Duration
+	// MaxMigrationsPerSeed is the drain's budget of migrations in flight.
+	MaxMigrationsPerSeed int
+}
+
+// DefaultConsolidation is consolidation as the API defaults it, with migrations of ten
+// minutes, two at a time.
+func DefaultConsolidation() *ConsolidationModel {
+	return &ConsolidationModel{
+		Rules: recommend.ConsolidationRules{Window: recommend.DefaultConsolidationWindow,
+			MaxMigrationsPerHour: recommend.DefaultMaxMigrationsPerHour, ShootCooldown: recommend.DefaultConsolidationShootCooling},
+		MigrationDuration: 10 * time.Minute, MaxMigrationsPerSeed: 2,
+	}
+}
+
+// arrival is one shoot the workload creates.
+type arrival struct {
+	at, lifetime time.Duration
+	protected    bool
+}
+
+// arrivals draws the week's arrivals, in order.
+func (l *LongLived) arrivals(rng *rand.Rand, minutes int) []arrival {
+	var out []arrival
+	for m := range minutes {
+		day, hour := m/(24*60), float64(m%(24*60))/60
+		working := day < 5 && hour >= 8 && hour < 18
+		long := l.LongPerHour / 60 * 0.5
+		if hour >= 7 && hour < 19 {
+			long = l.LongPerHour / 60 * 1.5
+		}
+		testing := l.TestingPerHour / 60 / 10
+		if working {
+			testing = l.TestingPerHour / 60
+		}
+		for _, kind := range []struct {
+			rate     float64
+			lifetime time.Duration
+			long     bool
+		}{{long, l.LongLifetime, true}, {testing, l.TestingLifetime, false}} {
+			for range poisson(rng, kind.rate) {
+				at := time.Duration(m)*time.Minute + time.Duration(rng.Float64()*float64(time.Minute))
+				out = append(out, arrival{at: at, lifetime: time.Duration(rng.ExpFloat64() * float64(kind.lifetime)),
+					protected: kind.long && rng.Float64() < l.ProtectedShare})
+			}
+		}
+	}
+	sortArrivals(out)
+	return out
+}
+
+func sortArrivals(a []arrival) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j].at < a[j-1].at; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// poisson draws a Poisson count of mean lambda (Knuth; lambda is small).
+func poisson(rng *rand.Rand, lambda float64) int {
+	limit, k, p := math.Exp(-lambda), 0, 1.0
+	for {
+		p *= rng.Float64()
+		if p <= limit {
+			return k
+		}
+		k++
+	}
+}
+
+// timed is a shoot with the time of its next event (expiry, or the end of its migration).
+type timed struct {
+	at time.Duration
+	sh *shoot
+}
+
+type timedHeap []timed
+
+func (h timedHeap) Len() int           { return len(h) }
+func (h timedHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h timedHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timedHeap) Push(x any)        { *h = append(*h, x.(timed)) }
+func (h *timedHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// lifeState is the state of a long-lived run: arrivals to come, expiries and migrations due,
+// and the drain consolidation runs.
+type lifeState struct {
+	arrivals   []arrival
+	expiries   timedHeap
+	migrations timedHeap
+
+	aboveSince time.Duration
+	above      bool
+	draining   *seed
+	inFlight   int
+	drains     []drainRecord
+	canceled   map[int]time.Duration
+}
+
+type drainRecord struct {
+	at     time.Duration
+	shoots int
+}
+
+// startLongLived places the initial shoots, with lifetimes drawn as new (memoryless).
+func (r *run) startLongLived() {
+	l := r.cfg.LongLived
+	r.life = &lifeState{arrivals: l.arrivals(r.rng, r.cfg.Trace.Minutes()), canceled: map[int]time.Duration{}}
+	replicas := int(math.Ceil(float64(l.Initial) / r.perSeedAtTarget()))
+	replicas = min(max(replicas, int(r.cfg.MinReplicas)), int(r.cfg.MaxReplicas))
+	for range replicas {
+		r.seeds = append(r.seeds, &seed{id: r.nextSeedID, ready: true})
+		r.nextSeedID++
+	}
+	for range l.Initial {
+		sh := &shoot{protected: r.rng.Float64() < l.ProtectedShare}
+		if s := r.firstFit(); s != nil {
+			sh.seed = s
+			s.shoots++
+			r.bound = append(r.bound, sh)
+		} else {
+			r.pending = append(r.pending, sh)
+		}
+		heap.Push(&r.life.expiries, timed{at: time.Duration(r.rng.ExpFloat64() * float64(l.LongLifetime)), sh: sh})
+	}
+}
+
+// nextLifeEvent is the earliest of the next arrival, expiry and end of a migration.
+func (r *run) nextLifeEvent() (time.Duration, string, bool) {
+	l := r.life
+	at, kind, ok := time.Duration(math.MaxInt64), "", false
+	if len(l.arrivals) > 0 {
+		at, kind, ok = l.arrivals[0].at, "arrive", true
+	}
+	if len(l.expiries) > 0 && l.expiries[0].at < at {
+		at, kind, ok = l.expiries[0].at, "expire", true
+	}
+	if len(l.migrations) > 0 && l.migrations[0].at < at {
+		at, kind, ok = l.migrations[0].at, "migrated", true
+	}
+	return at, kind, ok
+}
+
+func (r *run) lifeEvent(kind string) {
+	l := r.life
+	switch kind {
+	case "arrive":
+		a := l.arrivals[0]
+		l.arrivals = l.arrivals[1:]
+		sh := &shoot{createdAt: r.now, protected: a.protected}
+		heap.Push(&l.expiries, timed{at: r.now + a.lifetime, sh: sh})
+		if s := r.firstFit(); s != nil && len(r.pending) == 0 {
+			r.bind(sh, s)
+			return
+		}
+		r.pending = append(r.pending, sh)
+		r.bindPending()
+	case "expire":
+		sh := heap.Pop(&l.expiries).(timed).sh
+		r.leave(sh)
+	case "migrated":
+		sh := heap.Pop(&l.migrations).(timed).sh
+		if sh.gone || sh.migratingTo == nil {
+			return
+		}
+		sh.seed.shoots--
+		sh.seed, sh.migratingTo, sh.movedAt = sh.migratingTo, nil, r.now
+		l.inFlight--
+		r.bindPending()
+	}
+}
+
+// leave removes a shoot whose lifetime ended, from both seeds while it migrates.
+func (r *run) leave(sh *shoot) {
+	sh.gone = true
+	if sh.seed == nil {
+		for i, p := range r.pending {
+			if p == sh {
+				r.pending = append(r.pending[:i], r.pending[i+1:]...)
+				return
+			}
+		}
+		return
+	}
+	for i, b := range r.bound {
+		if b == sh {
+			r.bound[i] = r.bound[len(r.bound)-1]
+			r.bound = r.bound[:len(r.bound)-1]
+			break
+		}
+	}
+	sh.seed.shoots--
+	if sh.migratingTo != nil {
+		sh.migratingTo.shoots--
+		r.life.inFlight--
+	}
+	r.bindPending()
+}
+
+// consolidate is spec.behavior.scaleDown.consolidation after a decision, as the autoscaler
+// and the scheduler's drain do it together: above its needs for the window, the cheapest
+// seed is cordoned and its shoots migrate, two at a time, first-fit onto the others; a
+// drain that finds no place is given up.
+func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
+	l, c := r.life, r.cfg.Consolidation
+	above := d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
+	if above && !l.above {
+		l.aboveSince = r.now
+	}
+	l.above = above
+	if l.draining != nil {
+		switch {
+		case l.draining.removed:
+			l.draining = nil
+		case d.DesiredReplicas > current:
+			r.cancelDrain()
+		default:
+			r.migrateOff(l.draining)
+		}
+		return
+	}
+	for len(l.drains) > 0 && r.now-l.drains[0].at >= time.Hour {
+		l.drains = l.drains[1:]
+	}
+	in := recommend.ConsolidationInput{Now: now, Rules: c.Rules, Current: current, Min: r.cfg.MinReplicas,
+		TargetUtilization: float64(r.target.UtilizationPercent) / 100, Skip: map[string]string{}}
+	if l.above {
+		in.AboveNeedsSince = r.epoch.Add(l.aboveSince)
+	}
+	for _, dr := range l.drains {
+		in.MigrationsLastHour += dr.shoots
+	}
+	for id, at := range l.canceled {
+		if r.now-at < time.Hour {
+			in.Skip[fmt.Sprint(id)] = "canceled"
+		}
+	}
+	for _, sh := range r.bound {
+		if sh.protected || (sh.movedAt > 0 && r.now-sh.movedAt < c.Rules.ShootCooldown) {
+			in.Skip[fmt.Sprint(sh.seed.id)] = "a shoot may not move"
+		}
+	}
+	byName := map[string]*seed{}
+	for _, s := range r.seeds {
+		if s.ready {
+			byName[fmt.Sprint(s.id)] = s
+			in.Seeds = append(in.Seeds, recommend.ConsolidationSeed{Name: fmt.Sprint(s.id), Shoots: s.shoots,
+				Allocatable: r.cfg.AllocatablePerSeed, Ready: true})
+		}
+	}
+	choice := recommend.ChooseConsolidation(in)
+	if choice.Seed == "" {
+		return
+	}
+	l.draining = byName[choice.Seed]
+	l.draining.cordoned = true
+	l.drains = append(l.drains, drainRecord{at: r.now, shoots: choice.Shoots})
+	r.res.Drains++
+	r.migrateOff(l.draining)
+}
+
+// migrateOff starts migrations off the drained seed within the budget.
+func (r *run) migrateOff(s *seed) {
+	l, c := r.life, r.cfg.Consolidation
+	for _, sh := range r.bound {
+		if l.inFlight >= c.MaxMigrationsPerSeed {
+			return
+		}
+		if sh.seed != s || sh.migratingTo != nil {
+			continue
+		}
+		if sh.protected {
+			r.res.ProtectedMoved++ // never: a seed with a protected shoot is not chosen
+		}
+		to := r.firstFit()
+		if to == nil {
+			r.cancelDrain()
+			return
+		}
+		to.shoots++
+		if to.shoots > r.cfg.AllocatablePerSeed || s.shoots > r.cfg.AllocatablePerSeed {
+			r.res.Overcommits++
+		}
+		sh.migratingTo = to
+		l.inFlight++
+		r.res.Migrations++
+		heap.Push(&l.migrations, timed{at: r.now + c.MigrationDuration, sh: sh})
+	}
+}
+
+// cancelDrain uncordons the drained seed; migrations in flight finish.
+func (r *run) cancelDrain() {
+	l := r.life
+	l.draining.cordoned = false
+	l.canceled[l.draining.id] = r.now
+	l.draining = nil
+	r.res.CanceledDrains++
+}
+
+// LongLivedMarkdown compares each arm's headline (the run with the fewest seed-hours that
+// meets the service level) of a long-lived week: without consolidation, only empty seeds are
+// removed; with it, seeds are drained.
+func LongLivedMarkdown(without, with []Result) string {
+	hw, hc := Headlines(without), Headlines(with)
+	var b strings.Builder
+	b.WriteString("| scale-in | target | seed-hours | vs empty-only | p99 wait | migrations per day | of the shoots per day | drains (canceled) | overcommits | protected shoots moved |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	row := func(name string, h Headline, base float64) {
+		r := h.Run
+		target := fmt.Sprintf("%d%%", r.TargetPercent)
+		if !h.Met {
+			target += " (none meets the service level)"
+		}
+		days := r.Duration.Hours() / 24
+		perDay := float64(r.Migrations) / days
+		share := 0.0
+		if r.MeanShoots > 0 {
+			share = 100 * perDay / r.MeanShoots
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %+.1f%% | %s | %.1f | %.2f%% | %d (%d) | %d | %d |\n", name, target, r.SeedHours,
+			100*(r.SeedHours/base-1), seconds(r.P99Bind), perDay, share, r.Drains, r.CanceledDrains, r.Overcommits, r.ProtectedMoved)
+	}
+	if len(hw) == 0 || len(hc) == 0 {
+		return ""
+	}
+	base := hw[0].Run.SeedHours
+	row("empty seeds only", hw[0], base)
+	row("consolidation", hc[0], base)
+	return b.String()
+}
+
+// WriteLongLivedReport runs the long-lived week at every target without and with
+// consolidation (the reactive policy), and writes longlived-empty-only.csv,
+// longlived-consolidation.csv and summary.md into dir. It returns the summary.
+func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
+	without := cfg
+	without.Consolidation = nil
+	a, err := RunAll(without, []Policy{PolicyReactive}, Targets(), workers)
+	if err != nil {
+		return "", err
+	}
+	b, err := RunAll(cfg, []Policy{PolicyReactive}, Targets(), workers)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for name, results := range map[string][]Result{"longlived-empty-only.csv": a, "longlived-consolidation.csv": b} {
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, results); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			return "", err
+		}
+	}
+	var s strings.Builder
+	s.WriteString("# A week of long-lived shoots\n\n")
+	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; placed on the seed with the fewest shoots; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%).\n\n",
+		cfg.LongLived.Initial, cfg.LongLived.LongPerHour, cfg.LongLived.LongLifetime, cfg.LongLived.TestingPerHour, cfg.LongLived.TestingLifetime,
+		100*cfg.LongLived.ProtectedShare, cfg.AllocatablePerSeed, cfg.Consolidation.Rules.Window, cfg.Consolidation.Rules.MaxMigrationsPerHour,
+		cfg.Consolidation.MaxMigrationsPerSeed, cfg.Consolidation.MigrationDuration, cfg.Consolidation.Rules.ShootCooldown, ServiceLevel)
+	s.WriteString(LongLivedMarkdown(a, b))
+	s.WriteString("\nPer target:\n\n| target | seed-hours empty-only | seed-hours consolidation | saved | migrations per day |\n| --- | --- | --- | --- | --- |\n")
+	for i := range a {
+		fmt.Fprintf(&s, "| %d%% | %.1f | %.1f | %+.1f%% | %.1f |\n", a[i].TargetPercent, a[i].SeedHours, b[i].SeedHours,
+			100*(b[i].SeedHours/a[i].SeedHours-1), float64(b[i].Migrations)/(b[i].Duration.Hours()/24))
+	}
+	summary := s.String()
+	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
+		return "", err
+	}
+	return summary, nil
+}

@@ -1,0 +1,44 @@
+package autoscaling
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// longLivedConfig is the long-lived week with Gardener's spreading placement, cut to days.
+func longLivedConfig(days int, consolidation bool) Config {
+	cfg := LongLivedConfig()
+	cfg.Trace = Trace{Shoots: make([]int, days*24*60)}
+	if !consolidation {
+		cfg.Consolidation = nil
+	}
+	return cfg
+}
+
+// Consolidation drains seeds of a set that thins out, costs fewer seed-hours than removing
+// empty seeds only, and keeps the invariants: no seed above its allocatable (a migrating
+// shoot counting on both seeds), no opted-out shoot moved, the hourly budget held.
+func TestConsolidationSavesSeedHoursWithinItsBounds(t *testing.T) {
+	const days, target = 3, 80
+	without, err := Run(longLivedConfig(days, false), PolicyReactive, target)
+	require.NoError(t, err)
+	with, err := Run(longLivedConfig(days, true), PolicyReactive, target)
+	require.NoError(t, err)
+
+	assert.Zero(t, without.Migrations, "without consolidation nothing moves")
+	assert.Positive(t, with.Drains)
+	assert.Positive(t, with.Migrations)
+	assert.Less(t, with.SeedHours, without.SeedHours, "draining saves seed-hours")
+	budget := LongLivedConfig().Consolidation.Rules.MaxMigrationsPerHour
+	assert.LessOrEqual(t, with.Migrations, budget*days*24, "the hourly budget bounds the migrations")
+	for _, r := range []Result{without, with} {
+		assert.Zero(t, r.Overcommits)
+		assert.Zero(t, r.ProtectedMoved)
+	}
+	again, err := Run(longLivedConfig(days, true), PolicyReactive, target)
+	require.NoError(t, err)
+	assert.Equal(t, with.SeedHours, again.SeedHours, "same seed, same run")
+	assert.Equal(t, with.Migrations, again.Migrations)
+}
