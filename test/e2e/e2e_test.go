@@ -218,6 +218,44 @@ func (w *watcher) Violations() []string {
 	return append([]string(nil), w.violations...)
 }
 
+// startSuiteStack starts the demo landscape's stack with the suite's simulator (gardenlets and
+// shoot lifecycles; the test plays the tenants), stops it when the test ends, and prints the
+// end of every part's log first if the test failed.
+func startSuiteStack(ctx context.Context, t *testing.T, name string) *local.Stack {
+	t.Helper()
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	st, err := local.Start(logr.NewContext(ctx, klog.NewKlogr().WithName(name)), local.Options{Binary: binary})
+	require.NoError(t, err)
+	t.Cleanup(st.Stop)
+	t.Logf("stack: kubeconfig %s, Prometheus %s, logs %s", st.Kubeconfig, st.Prometheus.URL, filepath.Join(st.WorkDir, "logs"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpLogs(t, st)
+		}
+	})
+	require.NoError(t, st.StartSimulator(local.Options{
+		Profile: filepath.Join(root, "test", "e2e", "testdata", "simulator.yaml"), Speed: 1, Duration: time.Hour,
+	}))
+	return st
+}
+
+// waiter returns waitFor, which polls cond every second in the test's goroutine until it
+// holds, failing with msg after timeout, and at once when a part exits.
+func waiter(t *testing.T, st *local.Stack) func(cond func() bool, timeout time.Duration, msg string) {
+	return func(cond func() bool, timeout time.Duration, msg string) {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for !cond() {
+			for name, tail := range st.Exited() {
+				require.Fail(t, "a part exited", "%s:\n%s", name, tail)
+			}
+			require.True(t, time.Now().Before(deadline), msg)
+			time.Sleep(time.Second)
+		}
+	}
+}
+
 // TestLandscapeScalesWithDemand plays one story on one stack, in order: demand arrives,
 // the set grows (a set-controller crash in the middle), Prometheus dies while demand
 // falls, the scheduler restarts with nothing pending, Prometheus comes back, and the set
@@ -230,33 +268,11 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	st, err := local.Start(logr.NewContext(ctx, klog.NewKlogr().WithName("e2e")), local.Options{Binary: binary})
-	require.NoError(t, err)
-	defer st.Stop()
-	t.Logf("stack: kubeconfig %s, Prometheus %s, logs %s", st.Kubeconfig, st.Prometheus.URL, filepath.Join(st.WorkDir, "logs"))
-	defer func() {
-		if t.Failed() {
-			dumpLogs(t, st)
-		}
-	}()
-	require.NoError(t, st.StartSimulator(local.Options{
-		Profile: filepath.Join(root, "test", "e2e", "testdata", "simulator.yaml"), Speed: 1, Duration: time.Hour,
-	}))
+	st := startSuiteStack(ctx, t, "e2e")
 	c := st.Env.Client
 	w := newWatcher(ctx, t, st)
 	prom := promQuerier(t, st.Prometheus.URL)
-	// waitFor polls cond in the test's goroutine, failing at once when a part exits.
-	waitFor := func(cond func() bool, timeout time.Duration, msg string) {
-		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for !cond() {
-			for name, tail := range st.Exited() {
-				require.Fail(t, "a part exited", "%s:\n%s", name, tail)
-			}
-			require.True(t, time.Now().Before(deadline), msg)
-			time.Sleep(time.Second)
-		}
-	}
+	waitFor := waiter(t, st)
 
 	// The demo set starts with one replica; the simulator brings its shoot up and the
 	// seed controller registers the seed.
