@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -439,23 +440,13 @@ func (r fleetResult) Markdown() string {
 	fmt.Fprintf(&b, "| adapter list of one set's seeds (an autoscaler's read), p50 / p99 | %s / %s |\n", r.AdapterOneSet[0].Round(time.Millisecond), r.AdapterOneSet[1].Round(time.Millisecond))
 	fmt.Fprintf(&b, "| autoscaler evaluation, p50 / p99 | %.3f s / %.3f s |\n", r.AutoscalerEval[0], r.AutoscalerEval[1])
 	b.WriteString("\n| Prometheus job | series |\n| --- | ---: |\n")
-	jobs := make([]string, 0, len(r.SeriesByJob))
-	for j := range r.SeriesByJob {
-		jobs = append(jobs, j)
-	}
-	sort.Strings(jobs)
-	for _, j := range jobs {
+	for _, j := range slices.Sorted(maps.Keys(r.SeriesByJob)) {
 		fmt.Fprintf(&b, "| %s | %.0f |\n", j, r.SeriesByJob[j])
 	}
 	fmt.Fprintf(&b, "| recording rules | %.0f |\n", r.RecordedSeries)
 	if len(r.RequestsByVerb) > 0 {
 		b.WriteString("\n| part | verb | requests/s (steady) |\n| --- | --- | ---: |\n")
-		keys := make([]string, 0, len(r.RequestsByVerb))
-		for k := range r.RequestsByVerb {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(r.RequestsByVerb)) {
 			job, verb, _ := strings.Cut(k, " ")
 			fmt.Fprintf(&b, "| %s | %s | %.2f |\n", strings.TrimPrefix(job, "seedscaler-"), verb, r.RequestsByVerb[k])
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
 // procStat is what /proc tells of one process: its resident memory now and at its peak,
@@ -21,10 +23,6 @@ type procStat struct {
 	CPU time.Duration
 }
 
-// clockTicks is the kernel's USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
-// 100 on every Linux this runs on.
-const clockTicks = 100
-
 // readProcStat reads /proc/<pid>/stat and /proc/<pid>/status under root (/proc).
 func readProcStat(root string, pid int) (procStat, error) {
 	dir := filepath.Join(root, strconv.Itoa(pid))
@@ -32,17 +30,11 @@ func readProcStat(root string, pid int) (procStat, error) {
 	if err != nil {
 		return procStat{}, err
 	}
-	fields, err := statFields(stat)
+	_, cpu, err := testenv.ParseProcStat(stat)
 	if err != nil {
 		return procStat{}, fmt.Errorf("process %d: %w", pid, err)
 	}
-	// fields[0] is the state (field 3 of proc(5)); utime and stime are fields 14 and 15.
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return procStat{}, fmt.Errorf("process %d: utime %q or stime %q is not a number", pid, fields[11], fields[12])
-	}
-	out := procStat{PID: pid, CPU: time.Duration(utime+stime) * time.Second / clockTicks}
+	out := procStat{PID: pid, CPU: cpu}
 	status, err := os.ReadFile(filepath.Join(dir, "status"))
 	if err != nil {
 		return procStat{}, err
@@ -61,21 +53,6 @@ func readProcStat(root string, pid int) (procStat, error) {
 		}
 	}
 	return out, nil
-}
-
-// statFields are the fields of /proc/<pid>/stat after the command name, which is in
-// parentheses and may itself hold spaces and parentheses: fields[0] is the state, [1]
-// the parent's pid.
-func statFields(stat []byte) ([]string, error) {
-	end := bytes.LastIndexByte(stat, ')')
-	if end < 0 {
-		return nil, fmt.Errorf("stat %q has no command name", stat)
-	}
-	fields := strings.Fields(string(stat[end+1:]))
-	if len(fields) < 13 {
-		return nil, fmt.Errorf("stat %q has %d fields after the command, want at least 13", stat, len(fields))
-	}
-	return fields, nil
 }
 
 // kibibytes parses a /proc/<pid>/status size such as "  123456 kB" into bytes; 0 when it
@@ -107,11 +84,7 @@ func descendantsNamed(root string, pid int, names ...string) (map[string]int, er
 		if err != nil {
 			continue // gone meanwhile
 		}
-		fields, err := statFields(stat)
-		if err != nil {
-			continue
-		}
-		if parent[p], err = strconv.Atoi(fields[1]); err != nil {
+		if parent[p], _, err = testenv.ParseProcStat(stat); err != nil {
 			continue
 		}
 		c, err := os.ReadFile(filepath.Join(root, e.Name(), "comm"))

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -100,23 +101,30 @@ func procStat(pid int) (ppid int, cpu time.Duration, ok bool) {
 	if err != nil {
 		return 0, 0, false
 	}
+	ppid, cpu, err = ParseProcStat(raw)
+	return ppid, cpu, err == nil
+}
+
+// ParseProcStat reads the parent's pid and the CPU time (utime+stime) from the text of a
+// /proc/<pid>/stat.
+func ParseProcStat(raw []byte) (ppid int, cpu time.Duration, err error) {
 	// pid (comm) state ppid ... utime stime: comm may hold spaces, so split after ')'.
 	closing := bytes.LastIndexByte(raw, ')')
 	if closing < 0 {
-		return 0, 0, false
+		return 0, 0, fmt.Errorf("stat %q has no command name", raw)
 	}
 	fields := strings.Fields(string(raw[closing+1:]))
 	if len(fields) < 13 {
-		return 0, 0, false
+		return 0, 0, fmt.Errorf("stat %q has %d fields after the command, want at least 13", raw, len(fields))
 	}
 	ppid, err1 := strconv.Atoi(fields[1])
 	utime, err2 := strconv.ParseInt(fields[11], 10, 64)
 	stime, err3 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, 0, false
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return 0, 0, fmt.Errorf("stat %q: %w", raw, err)
 	}
 	const clockTicks = 100 // USER_HZ on Linux
-	return ppid, time.Duration(utime+stime) * time.Second / clockTicks, true
+	return ppid, time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
 // procName names a process by its command line: the program's base name, and its first
