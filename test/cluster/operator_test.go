@@ -156,6 +156,17 @@ func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 	if !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
+	// The demo's SeedAutoscaler scales ahead on the trend: a step of demand lifts the
+	// forecast above what the shoots need, and the set rightly shrinks again once the trend
+	// flattens. "The set never shrinks while demand grows" holds for the reactive
+	// recommendation only, so this test turns scale-ahead off.
+	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: garden, Name: setName}, sa))
+	if sa.Spec.ScaleAhead != nil {
+		patch := client.MergeFrom(sa.DeepCopy())
+		sa.Spec.ScaleAhead = nil
+		require.NoError(t, c.Patch(ctx, sa, patch))
+	}
 	w := startWatch(ctx, t, c)
 	waitFor(t, "the SeedAutoscaler's first decision", 2*time.Minute, func() (bool, string) {
 		last := w.lastDecision()
