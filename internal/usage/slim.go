@@ -29,14 +29,21 @@ func SlimShootsOutside(namespaces []string) toolscache.TransformFunc {
 		if whole.Len() == 0 || whole.Has(shoot.Namespace) {
 			return shoot, nil
 		}
-		return &gardencorev1beta1.Shoot{
-			TypeMeta: shoot.TypeMeta,
-			ObjectMeta: metav1.ObjectMeta{
-				Name: shoot.Name, Namespace: shoot.Namespace, UID: shoot.UID, ResourceVersion: shoot.ResourceVersion,
-				Generation: shoot.Generation, CreationTimestamp: shoot.CreationTimestamp, DeletionTimestamp: shoot.DeletionTimestamp,
-			},
-			Spec:   gardencorev1beta1.ShootSpec{SeedName: shoot.Spec.SeedName},
-			Status: gardencorev1beta1.ShootStatus{SeedName: shoot.Status.SeedName},
-		}, nil
+		return Counted(shoot), nil
+	}
+}
+
+// Counted is the part of a shoot that SeedNames and the usage index read, and what a cache
+// needs to tell one version from the next: name, namespace, uid, resource version,
+// generation, creation and deletion time, spec.seedName and status.seedName.
+func Counted(shoot *gardencorev1beta1.Shoot) *gardencorev1beta1.Shoot {
+	return &gardencorev1beta1.Shoot{
+		TypeMeta: shoot.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name: shoot.Name, Namespace: shoot.Namespace, UID: shoot.UID, ResourceVersion: shoot.ResourceVersion,
+			Generation: shoot.Generation, CreationTimestamp: shoot.CreationTimestamp, DeletionTimestamp: shoot.DeletionTimestamp,
+		},
+		Spec:   gardencorev1beta1.ShootSpec{SeedName: shoot.Spec.SeedName},
+		Status: gardencorev1beta1.ShootStatus{SeedName: shoot.Status.SeedName},
 	}
 }

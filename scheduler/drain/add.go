@@ -31,6 +31,9 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, sche
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
+	if r.Reader == nil {
+		r.Reader = mgr.GetAPIReader()
+	}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}

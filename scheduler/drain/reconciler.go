@@ -59,6 +59,9 @@ type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server; the scheduler's
 	// when nil.
 	Client client.Client
+	// Reader reads shoots whole from the API server (the scheduler caches bound shoots
+	// slim); the manager's API reader when nil.
+	Reader client.Reader
 	// Clock is the time of conditions and cool-downs.
 	Clock clock.PassiveClock
 
@@ -215,7 +218,12 @@ func (r *Reconciler) unplaceable(ctx context.Context, drained string, movable []
 	out := map[string]string{}
 	inputs := make([]*framework.Input, len(movable))
 	for i, shoot := range movable {
-		in, err := r.Scheduler.Input(ctx, shoot)
+		whole, err := r.whole(ctx, shoot)
+		if err != nil {
+			out[usage.Key(shoot)] = err.Error()
+			continue
+		}
+		in, err := r.Scheduler.Input(ctx, whole)
 		if err != nil {
 			out[usage.Key(shoot)] = err.Error()
 			continue
@@ -284,6 +292,16 @@ func (r *Reconciler) shootsOn(ctx context.Context, index, seed string) ([]*garde
 	return shoots, nil
 }
 
+// whole reads a shoot the cache holds slim whole and live from the API server: a drain
+// decides where the shoot goes with the scheduler's filters, which read its spec.
+func (r *Reconciler) whole(ctx context.Context, slim *gardencorev1beta1.Shoot) (*gardencorev1beta1.Shoot, error) {
+	shoot := &gardencorev1beta1.Shoot{}
+	if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(slim), shoot); err != nil {
+		return nil, fmt.Errorf("reading shoot %s: %w", usage.Key(slim), err)
+	}
+	return shoot, nil
+}
+
 // startedNotSeen returns the migrations this drain started that the cache does not show
 // yet, by shoot key, and forgets those it shows (the index counts them from then on).
 func (r *Reconciler) startedNotSeen(ctx context.Context) (map[string]startedMigration, error) {
@@ -345,6 +363,16 @@ func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1b
 // A shoot no seed takes is recorded as blocked with the scheduler's reasons.
 func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, holder string, shoot *gardencorev1beta1.Shoot, progress *Progress) (bool, error) {
 	key := usage.Key(shoot)
+	shoot, err := r.whole(ctx, shoot)
+	if apierrors.IsNotFound(err) {
+		return false, nil // gone; its event brings the drain back
+	}
+	if err != nil {
+		return false, err
+	}
+	if v := Classify(shoot, seed.Name, r.Scheduler.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now()); v.Class != Movable {
+		return false, nil // changed since the cache showed it; its event brings the drain back
+	}
 	in, err := r.Scheduler.Input(ctx, shoot)
 	if err != nil {
 		progress.Blocked[key] = err.Error()
@@ -362,7 +390,7 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		return false, nil
 	}
 	target := res.Seed.Name
-	live := shoot.DeepCopy() // a cache object: Rebind writes to it
+	live := shoot // read whole for this migration: Rebind may write to it
 	if err := r.Scheduler.Rebind(ctx, live, target); err != nil {
 		ledger.Release(key)
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {

@@ -29,8 +29,9 @@ type Rollback struct {
 // Reconcile rolls back the shoot's migration when it failed.
 func (r *Rollback) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := r.Drain
+	// Whole and live: the description of the failure is not in the scheduler's cache.
 	shoot := &gardencorev1beta1.Shoot{}
-	if err := d.Client.Get(ctx, req.NamespacedName, shoot); err != nil {
+	if err := d.Reader.Get(ctx, req.NamespacedName, shoot); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	back, failed := FailedMigration(shoot)

@@ -1,0 +1,74 @@
+package controller_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/scheduler/drain"
+)
+
+func TestSlimBoundShootsKeepsWhatCountingAndDrainingRead(t *testing.T) {
+	bound := builders.MakeShoot("garden-dev", "t-1").Provider("gcp", "europe-west1").CloudProfile("gcp").
+		SchedulerName("custom").SeedName("seed-b").StatusSeedName("seed-a").
+		LastOperation(gardencorev1beta1.LastOperationTypeMigrate, gardencorev1beta1.LastOperationStateFailed).
+		Labels("team", "x", seedmanagementv1alpha1.LabelManagedSeedSet, "set").
+		Annotations(gardencorev1beta1.AnnotationMigration, gardencorev1beta1.MigrationDisabled, "note", "a long text").Obj()
+	bound.Status.LastOperation.Description = "a long description"
+	bound.OwnerReferences = []metav1.OwnerReference{
+		{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: "set"},
+		{APIVersion: "v1", Kind: "ConfigMap", Name: "other"},
+	}
+	bound.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "tenant"}}
+	bound.UID, bound.ResourceVersion, bound.Generation = "uid-1", "42", 3
+	whole := bound.DeepCopy()
+
+	out, err := controller.SlimBoundShoots(bound)
+	require.NoError(t, err)
+	slim := out.(*gardencorev1beta1.Shoot)
+
+	assert.Equal(t, usage.SeedNames(whole), usage.SeedNames(slim), "counted on the same seeds")
+	assert.Equal(t, usage.Key(whole), usage.Key(slim))
+	assert.Equal(t, "42", slim.ResourceVersion, "a bind's patch is guarded by it")
+	assert.EqualValues(t, "uid-1", slim.UID)
+	assert.True(t, controller.Responsible(slim, "custom"))
+	assert.True(t, controller.IsSeedShoot(slim))
+	back, failed := drain.FailedMigration(slim)
+	assert.True(t, failed)
+	assert.Equal(t, "seed-a", back)
+	for _, seed := range []string{"seed-a", "seed-b"} {
+		assert.Equal(t, drain.Classify(whole, seed, "custom", time.Time{}, 0, time.Time{}), drain.Classify(slim, seed, "custom", time.Time{}, 0, time.Time{}),
+			"a drain of %s classifies it as the whole shoot", seed)
+	}
+
+	assert.Equal(t, map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: "set"}, slim.Labels)
+	assert.Equal(t, map[string]string{gardencorev1beta1.AnnotationMigration: gardencorev1beta1.MigrationDisabled}, slim.Annotations)
+	assert.Equal(t, whole.OwnerReferences[:1], slim.OwnerReferences)
+	assert.Empty(t, slim.Status.LastOperation.Description)
+	assert.Empty(t, slim.Spec.Region)
+	assert.Empty(t, slim.Spec.Provider.Type)
+	assert.Nil(t, slim.Spec.CloudProfileName)
+	assert.Nil(t, slim.ManagedFields)
+
+	unbound := builders.MakeShoot("garden-dev", "t-2").Provider("gcp", "europe-west1").Obj()
+	unbound.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "tenant"}}
+	out, err = controller.SlimBoundShoots(unbound)
+	require.NoError(t, err)
+	kept := out.(*gardencorev1beta1.Shoot)
+	assert.Equal(t, "europe-west1", kept.Spec.Region, "a shoot the scheduler decides about stays whole")
+	assert.Nil(t, kept.ManagedFields)
+	assert.Nil(t, kept.Spec.SeedName)
+
+	tombstone := "not a shoot"
+	out, err = controller.SlimBoundShoots(tombstone)
+	require.NoError(t, err)
+	assert.Equal(t, tombstone, out)
+}
