@@ -20,7 +20,7 @@ import (
 func TestSummarizeFleet(t *testing.T) {
 	cfg := simulator.FleetConfiguration(10)
 	proc := func(rssMiB, peakMiB int64, cpu time.Duration) map[string]procStat {
-		return map[string]procStat{"scheduler": {RSS: rssMiB << 20, PeakRSS: peakMiB << 20, CPU: cpu}}
+		return map[string]procStat{"scheduler": {RSS: rssMiB << 20, PeakRSS: peakMiB << 20, Anon: (rssMiB - 50) << 20, CPU: cpu}}
 	}
 	// The tenants come after the fleet's three simulated hours of waiting: 90 s at 120x.
 	start := 90 * time.Second
@@ -39,6 +39,7 @@ func TestSummarizeFleet(t *testing.T) {
 	row := res.Rows[0]
 	assert.InDelta(t, 120, row.PeakRSS, 1e-9)
 	assert.InDelta(t, 75, row.SteadyRSS, 1e-9, "the median of 80, 70 and 75")
+	assert.InDelta(t, 25, row.SteadyAnon, 1e-9, "the median of 30, 20 and 25")
 	assert.InDelta(t, 4.0/(40.0/3600*120), row.CPUPerSimHour, 1e-9)
 	assert.InDelta(t, 8, row.FillCPU, 1e-9)
 	assert.InDelta(t, 995.0/40, res.PeakBindRate, 1e-9, "the first 30 s window from 90 s is to 130 s; to 110 s is too short")

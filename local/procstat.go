@@ -19,6 +19,9 @@ type procStat struct {
 	PID int
 	// RSS and PeakRSS (VmHWM) in bytes.
 	RSS, PeakRSS int64
+	// Anon is the resident memory of the process's own (RssAnon): RSS without the pages
+	// of files it maps, such as its binary, which processes of one binary share.
+	Anon int64
 	// CPU is user plus system time.
 	CPU time.Duration
 }
@@ -50,6 +53,8 @@ func readProcStat(root string, pid int) (procStat, error) {
 			out.RSS = kibibytes(value)
 		case "VmHWM":
 			out.PeakRSS = kibibytes(value)
+		case "RssAnon":
+			out.Anon = kibibytes(value)
 		}
 	}
 	return out, nil
