@@ -100,6 +100,18 @@ func TestDrainedSeedIsEmptiedAndRemoved(t *testing.T) {
 	assert.Len(t, w.running(drainSet+"-0"), 5, "the others moved")
 	assert.NotNil(t, w.event(drainTenants, "MigrationStarted"))
 	assert.Equal(t, []string{optedOut}, w.running(drainSet+"-1"), "the opted-out shoot stayed")
+	stuckSeed := func(state string) float64 {
+		v, ok := w.metric("seedscaler_scheduler_drain_shoots", map[string]string{"seed": drainSet + "-1", "state": state})
+		require.True(t, ok, "the drained seed's %s shoots are served", state)
+		return v
+	}
+	assert.Equal(t, []float64{1, 0, 0, 1}, []float64{stuckSeed("remaining"), stuckSeed("migrating"), stuckSeed("waiting"), stuckSeed("blocked")},
+		"remaining, migrating, waiting, blocked: what SeedDrainStuck alerts on")
+	started, _ := w.metric("seedscaler_scheduler_migrations_total", map[string]string{"result": "started"})
+	rolled, _ := w.metric("seedscaler_scheduler_migrations_total", map[string]string{"result": "rolled_back"})
+	assert.GreaterOrEqual(t, started, 3.0, "two moved and at least one failed")
+	assert.GreaterOrEqual(t, rolled, 1.0)
+	assert.Equal(t, 2.0, started-rolled, "every migration that was not rolled back moved a shoot (started %v, rolled back %v)", started, rolled)
 
 	// No new shoot lands on the cordoned seed.
 	require.NoError(t, env.Client.Create(h.ctx, builders.MakeShoot(drainTenants, "late").Provider("gcp", "europe-west1").CloudProfile("gcp").Obj()))
@@ -134,6 +146,10 @@ func TestDrainedSeedIsEmptiedAndRemoved(t *testing.T) {
 	})
 	require.NoError(t, env.Client.Get(h.ctx, client.ObjectKey{Namespace: drainNamespace, Name: drainSet + "-0"}, &seedmanagementv1alpha1.ManagedSeed{}),
 		"the other replica stays")
+	w.until("the removed seed's drain series are gone", func() bool {
+		_, served := w.metric("seedscaler_scheduler_drain_shoots", map[string]string{"seed": drainSet + "-1"})
+		return !served
+	})
 
 	assert.Empty(t, w.violations, "no seed above its allocatable, never more migrations than the budget")
 	assert.LessOrEqual(t, w.maxMigrating, 1, "at most one migration in flight (the budget)")
@@ -153,8 +169,7 @@ func newDrainHarness(t *testing.T, set string) (*harness, *drainWatch) {
 	ensureNamespace(t, drainNamespace)
 	ensureNamespace(t, drainTenants)
 	drainLandscape(t, set)
-	startDrainParts(t, clk)
-	w := &drainWatch{h: h}
+	w := &drainWatch{h: h, metrics: startDrainParts(t, clk)}
 	w.until("the set's two seeds are ready", func() bool { return w.ready(set+"-0") && w.ready(set+"-1") })
 	return h, w
 }
@@ -223,7 +238,7 @@ func drainLandscape(t *testing.T, name string) {
 
 // startDrainParts runs the scheduler with its drain, the seed controller and the set
 // controller, each in a manager of its own as they are deployed, until the test ends.
-func startDrainParts(t *testing.T, clk *clocktesting.FakeClock) {
+func startDrainParts(t *testing.T, clk *clocktesting.FakeClock) *prometheus.Registry {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	newManager := func(configure func(*manager.Options)) manager.Manager {
@@ -239,7 +254,8 @@ func startDrainParts(t *testing.T, clk *clocktesting.FakeClock) {
 	require.NoError(t, config.Validate(cfg))
 	schedulerManager := newManager(controller.CacheOptions(cfg))
 	scheduler := &controller.Reconciler{Config: cfg}
-	require.NoError(t, scheduler.AddToManager(ctx, schedulerManager, prometheus.NewRegistry()))
+	schedulerMetrics := prometheus.NewRegistry()
+	require.NoError(t, scheduler.AddToManager(ctx, schedulerManager, schedulerMetrics))
 	require.NoError(t, (&drain.Reconciler{}).AddToManager(ctx, schedulerManager, scheduler))
 
 	seedManager := newManager(func(o *manager.Options) { o.Cache.ByObject = seed.CacheByObject() })
@@ -264,6 +280,37 @@ func startDrainParts(t *testing.T, clk *clocktesting.FakeClock) {
 			require.NoError(t, <-ch)
 		}
 	})
+	return schedulerMetrics
+}
+
+// metric returns the value of the drain's series of name with labels, and whether it is
+// served.
+func (w *drainWatch) metric(name string, labels map[string]string) (float64, bool) {
+	w.h.t.Helper()
+	families, err := w.metrics.Gather()
+	require.NoError(w.h.t, err)
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if got[k] != v {
+					continue series
+				}
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue(), true
+			}
+			return m.GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
 }
 
 // releaseSeedManagement lets the set and its replicas go once the controllers are stopped:
@@ -319,7 +366,9 @@ func annotateObject(t *testing.T, obj client.Object, namespace, name, key, value
 // drainWatch steps the simulator while waiting, and checks on every step that no seed holds
 // more shoots than its allocatable and that no more migrations are in flight than the budget.
 type drainWatch struct {
-	h            *harness
+	h *harness
+	// metrics holds the scheduler's metrics, the drain's among them.
+	metrics      *prometheus.Registry
 	violations   []string
 	maxMigrating int
 }

@@ -147,6 +147,24 @@ case("an occasional conflict and many unschedulable shoots stay silent",
      attempts("scheduled", "0+20x40") + attempts("error", "0+0.2x40") + attempts("unschedulable", "0+50x40"),
      [at("30m", "SchedulerBindsFailing")])
 
+def led(part, name, own, values):
+    """A gauge only the leader of a part serves (the other replicas serve no such series)."""
+    return [scraped(part, 0, name, own, values)]
+
+drain = lambda seed, state, values: led("scheduler", "seedscaler_scheduler_drain_shoots", {"seed": seed, "state": state}, values)
+def draining(seed, remaining, migrating, waiting, blocked):
+    return (drain(seed, "remaining", remaining) + drain(seed, "migrating", migrating) +
+            drain(seed, "waiting", waiting) + drain(seed, "blocked", blocked))
+case("a drain whose shoots cannot leave for 30m fires; one still moving does not",
+     draining("gcp-ew1-3", "2x40", "0x40", "0x40", "2x40") + draining("gcp-ew1-4", "9x40", "1x40", "3x40", "2x40"),
+     [at("20m", "SeedDrainStuck"),
+      at("35m", "SeedDrainStuck", alert("SeedDrainStuck",
+         dict(deduplicated("scheduler", {"seed": "gcp-ew1-3", "state": "blocked"})), "2"))])
+case("a drain that moves, or waits for its budget, with a blocked shoot stays silent",
+     draining("gcp-ew1-4", "9x40", "1x40", "3x40", "2x40") + draining("gcp-ew1-5", "6x40", "0x40", "4x40", "2x40") +
+     draining("gcp-ew1-6", "0x40", "0x40", "0x40", "0x40"),
+     [at("35m", "SeedDrainStuck")])
+
 # --- Seed management -----------------------------------------------------------------------
 
 mss = lambda metric, n, values: exporter("garden_managedseedset_" + metric, {"namespace": "garden", "name": n}, values)

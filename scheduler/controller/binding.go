@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
@@ -42,4 +44,36 @@ func (r *Reconciler) Seeds() []*framework.SeedInfo { return r.seedSnapshot.List(
 // The caller reserves the new seed in the ledger unless the shoot already counts there.
 func (r *Reconciler) Rebind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
 	return r.bind(ctx, shoot, seed)
+}
+
+// Results of migrations, the result label of seedscaler_scheduler_migrations_total.
+const (
+	MigrationStarted    = "started"
+	MigrationRolledBack = "rolled_back"
+)
+
+// CountMigration counts a migration the drain started or rolled back (result MigrationStarted
+// or MigrationRolledBack).
+func (r *Reconciler) CountMigration(result string) {
+	r.metrics.migrations.WithLabelValues(result).Inc()
+}
+
+// DrainShoots are a drained seed's shoots by state, as seedscaler_scheduler_drain_shoots
+// serves them.
+type DrainShoots struct {
+	// Remaining are every shoot still counted on the seed; of them, Migrating are leaving,
+	// Waiting will move later, Blocked cannot move.
+	Remaining, Migrating, Waiting, Blocked int
+}
+
+// ObserveDrain sets the series of a seed being drained; nil removes them, once the seed is
+// no longer drained or is gone.
+func (r *Reconciler) ObserveDrain(seed string, shoots *DrainShoots) {
+	if shoots == nil {
+		r.metrics.drainShoots.DeletePartialMatch(prometheus.Labels{"seed": seed})
+		return
+	}
+	for state, n := range map[string]int{"remaining": shoots.Remaining, "migrating": shoots.Migrating, "waiting": shoots.Waiting, "blocked": shoots.Blocked} {
+		r.metrics.drainShoots.WithLabelValues(seed, state).Set(float64(n))
+	}
 }

@@ -21,9 +21,10 @@ func TestDocsListEveryMetric(t *testing.T) {
 	require.NoError(t, err)
 	// Make every vector and the pending gauge emit a series.
 	m.binds.WithLabelValues("seed-a").Inc()
+	(&Reconciler{metrics: m}).ObserveDrain("seed-b", &DrainShoots{Remaining: 1, Blocked: 1})
 	m.latency.Observe(0.01)
 	pending.set("p/shoot", []types.NamespacedName{set})
 
 	emitted := metricsdoc.AssertSection(t, reg, "Scheduler", "seedscaler_scheduler_")
-	assert.Len(t, emitted, 6, "a metric of the scheduler emits no series in this test; extend it")
+	assert.Len(t, emitted, 8, "a metric of the scheduler emits no series in this test; extend it")
 }

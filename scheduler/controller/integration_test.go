@@ -229,6 +229,7 @@ Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
 		"seedscaler_scheduler_binds_total",
 		"seedscaler_scheduler_event_writes_pending",
 		"seedscaler_scheduler_events_total",
+		"seedscaler_scheduler_migrations_total", // 0 started, 0 rolled back
 		"seedscaler_scheduler_pending_shoots",
 		"seedscaler_scheduler_schedule_attempts_total",
 		"seedscaler_scheduler_scheduling_duration_seconds",

@@ -223,6 +223,9 @@ type metrics struct {
 	// events are the recorder's: every bind records an event, and how many wait shows
 	// when they lag behind the binds.
 	events *app.EventMetrics
+	// migrations and drainShoots are the drain's (DrainMetrics).
+	migrations  *prometheus.CounterVec
+	drainShoots *prometheus.GaugeVec
 }
 
 // Results of scheduling attempts.
@@ -247,11 +250,22 @@ func newMetrics(reg prometheus.Registerer, pending *pendingFits) (*metrics, erro
 			Name: "seedscaler_scheduler_binds_total",
 			Help: "Shoots the scheduler bound to the seed.",
 		}, []string{"seed"}),
+		migrations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seedscaler_scheduler_migrations_total",
+			Help: "Control plane migrations of drained seeds' shoots, by result: started, or rolled_back after it failed.",
+		}, []string{"result"}),
+		drainShoots: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "seedscaler_scheduler_drain_shoots",
+			Help: "Shoots of a seed being drained, by state: remaining (all), migrating, waiting (to move later), blocked (cannot move).",
+		}, []string{"seed", "state"}),
 	}
 	for _, r := range []string{resultScheduled, resultUnschedulable, resultError} {
 		m.attempts.WithLabelValues(r)
 	}
-	for _, c := range []prometheus.Collector{m.attempts, m.latency, m.binds, pending} {
+	for _, r := range []string{MigrationStarted, MigrationRolledBack} {
+		m.migrations.WithLabelValues(r)
+	}
+	for _, c := range []prometheus.Collector{m.attempts, m.latency, m.binds, m.migrations, m.drainShoots, pending} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -91,6 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	seed := &gardencorev1beta1.Seed{}
 	if err := r.Client.Get(ctx, req.NamespacedName, seed); err != nil {
 		r.setDraining(req.Name, false)
+		r.Scheduler.ObserveDrain(req.Name, nil)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	by, draining, err := r.drainedBy(ctx, seed)
@@ -99,6 +100,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	r.setDraining(seed.Name, draining)
 	if !draining {
+		r.Scheduler.ObserveDrain(seed.Name, nil)
 		return ctrl.Result{}, r.clearCondition(ctx, seed)
 	}
 
@@ -161,6 +163,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			room--
 		}
 	}
+	r.Scheduler.ObserveDrain(seed.Name, &controller.DrainShoots{Remaining: progress.Shoots, Migrating: len(progress.Leaving) + len(progress.Started),
+		Waiting: len(progress.Waiting) + progress.OverBudget, Blocked: len(progress.Blocked)})
 	if err := r.report(ctx, seed, progress); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -400,6 +404,7 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		return false, fmt.Errorf("migrating shoot %s from seed %s to seed %s: %w", key, seed.Name, target, err)
 	}
 	progress.Started[key] = target
+	r.Scheduler.CountMigration(controller.MigrationStarted)
 	stamp := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, gardencorev1beta1.AnnotationMigratedAt, r.Clock.Now().UTC().Format(time.RFC3339))
 	if err := r.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, []byte(stamp))); client.IgnoreNotFound(err) != nil {
 		// The migration runs; only a later consolidation's cool-down misses the stamp.

@@ -52,6 +52,7 @@ func (r *Rollback) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	// The cool-down counts from the roll-back on this controller's clock: the failure's
 	// lastUpdateTime is the gardenlet's.
 	d.recordFailure(usage.Key(shoot), d.Clock.Now())
+	d.Scheduler.CountMigration(controller.MigrationRolledBack)
 	logr.FromContextOrDiscard(ctx).Info("Rolled back a failed control plane migration", "shoot", klog.KObj(shoot), "seed", klog.KRef("", back), "failedSeed", klog.KRef("", to))
 	controllerutils.Event(d.Scheduler.Recorder, shoot, nil, EventMigrationRolledBack, "Migrate",
 		"%s", controllerutils.Truncate(fmt.Sprintf("The control plane migration to seed %s failed and was rolled back: the shoot stays on seed %s. %s", to, back, why), 1024))
