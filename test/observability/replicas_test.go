@@ -190,6 +190,13 @@ func newLandscape(replicas int) *landscape {
 	l.leader("seedscaler_scheduler_scheduling_duration_seconds_count", nil, perMinute(12), false)
 	l.leader("seedscaler_scheduler_pending_shoots", map[string]string{"namespace": "garden", "managedseedset": "aws-eu1"}, constant(2), true)
 	l.leader("seedscaler_scheduler_event_writes_pending", nil, constant(3), false)
+	// A drain stuck on two shoots that cannot leave.
+	for state, n := range map[string]float64{"remaining": 2, "migrating": 0, "waiting": 0, "blocked": 2} {
+		l.leader("seedscaler_scheduler_drain_shoots", map[string]string{"seed": "aws-eu1-2", "state": state}, constant(n), true)
+	}
+	for result, rate := range map[string]float64{"started": 3, "rolled_back": 1} {
+		l.leader("seedscaler_scheduler_migrations_total", map[string]string{"result": result}, perMinute(rate), false)
+	}
 	for result, rate := range map[string]float64{"written": 9, "failed": 1, "dropped": 0.5} {
 		l.leader("seedscaler_scheduler_events_total", map[string]string{"result": result}, perMinute(rate), false)
 	}
