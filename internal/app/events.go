@@ -128,9 +128,16 @@ func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOption
 // event, which waits here for its write; an event that finds the queue full is dropped. A
 // dropped event is reported to the broadcaster as written: an error would make it retry, up
 // to twelve times.
+//
+// Updates of event series (Patch, Update) go before every new event. The broadcaster
+// writes them while it holds the lock that recording any event takes (when a series ends,
+// and to refresh series): behind a queue of new events that lock was held for minutes in
+// a burst of binds, and every event recorded meanwhile became a goroutine waiting for it,
+// twelve thousand of them (50 MB of stacks) while a thousand-seed landscape filled.
 type boundedSink struct {
 	sink    events.EventSink
 	queue   chan *eventWrite
+	urgent  chan *eventWrite
 	yield   func() bool
 	metrics *EventMetrics
 	log     logr.Logger
@@ -147,7 +154,8 @@ type eventWrite struct {
 // newBoundedSink starts writers goroutines, which run until ctx ends, behind a queue of
 // maxWaiting writes.
 func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWaiting int, opts EventRecorderOptions) *boundedSink {
-	s := &boundedSink{sink: sink, queue: make(chan *eventWrite, maxWaiting), yield: opts.Yield, metrics: opts.Metrics, log: logr.FromContextOrDiscard(ctx)}
+	s := &boundedSink{sink: sink, queue: make(chan *eventWrite, maxWaiting), urgent: make(chan *eventWrite, maxWaiting),
+		yield: opts.Yield, metrics: opts.Metrics, log: logr.FromContextOrDiscard(ctx)}
 	for i := range writers {
 		go s.writer(ctx, i > 0 && s.yield != nil)
 	}
@@ -155,22 +163,22 @@ func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWait
 }
 
 func (s *boundedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Create(ctx, event) })
+	return s.write(ctx, s.queue, event, func() (*eventsv1.Event, error) { return s.sink.Create(ctx, event) })
 }
 
 func (s *boundedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Update(ctx, event) })
+	return s.write(ctx, s.urgent, event, func() (*eventsv1.Event, error) { return s.sink.Update(ctx, event) })
 }
 
 func (s *boundedSink) Patch(ctx context.Context, event *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
+	return s.write(ctx, s.urgent, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
 }
 
-// write queues do for a writer and waits for it.
-func (s *boundedSink) write(ctx context.Context, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+// write queues do for a writer on queue and waits for it.
+func (s *boundedSink) write(ctx context.Context, queue chan *eventWrite, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
 	w := &eventWrite{do: do, done: make(chan struct{})}
 	select {
-	case s.queue <- w:
+	case queue <- w:
 	default:
 		s.dropped(event, "too many events wait to be written")
 		return nil, nil
@@ -220,13 +228,19 @@ func (s *boundedSink) writer(ctx context.Context, yields bool) {
 			case <-pause.C:
 			}
 		}
+		var w *eventWrite
 		select {
-		case <-ctx.Done():
-			return
-		case w := <-s.queue:
-			w.written, w.err = w.do()
-			close(w.done)
+		case w = <-s.urgent: // before any new event
+		default:
+			select {
+			case <-ctx.Done():
+				return
+			case w = <-s.urgent:
+			case w = <-s.queue:
+			}
 		}
+		w.written, w.err = w.do()
+		close(w.done)
 	}
 }
 

@@ -156,7 +156,7 @@ func TestBoundedSinkDropsWhatWouldWaitBeyondTheBound(t *testing.T) {
 
 	// The next one would be the third waiting: dropped at once, reported as written so that
 	// the broadcaster does not retry it.
-	written, err := s.Patch(s.ctx, testEvent("dropped"), []byte("{}"))
+	written, err := s.Create(s.ctx, testEvent("dropped"))
 	assert.NoError(t, err)
 	assert.Nil(t, written)
 	assert.Equal(t, 1.0, s.result(eventDropped))
@@ -166,6 +166,38 @@ func TestBoundedSinkDropsWhatWouldWaitBeyondTheBound(t *testing.T) {
 	assert.ElementsMatch(t, []string{"held", "waiting-1", "waiting-2"}, s.inner.names())
 	assert.Equal(t, 3.0, s.result(eventWritten))
 }
+
+// The broadcaster updates a series while it holds the lock every recording takes: that
+// write must not wait behind the new events.
+func TestBoundedSinkWritesSeriesUpdatesBeforeNewEvents(t *testing.T) {
+	s := newTestSink(t, 1, 10, nil)
+	var wg sync.WaitGroup
+	s.create(t, &wg, "held")
+	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	for i, name := range []string{"new-1", "new-2"} {
+		s.create(t, &wg, name) // one at a time: they wait in order
+		require.Eventually(t, func() bool { return s.pendingNow() == float64(i+2) }, 10*time.Second, time.Millisecond)
+	}
+	wg.Go(func() {
+		_, err := s.Patch(s.ctx, testEvent("series"), []byte("{}"))
+		assert.NoError(t, err)
+	})
+	wg.Go(func() {
+		_, err := s.Update(s.ctx, testEvent("update"))
+		assert.NoError(t, err)
+	})
+	require.Eventually(t, func() bool { return s.pendingNow() == 5 }, 10*time.Second, time.Millisecond)
+
+	close(s.inner.release)
+	wg.Wait()
+	names := s.inner.names()
+	require.Len(t, names, 5)
+	assert.Equal(t, "held", names[0], "the write under way finishes")
+	assert.ElementsMatch(t, []string{"series", "update"}, names[1:3], "then the series updates")
+	assert.Equal(t, []string{"new-1", "new-2"}, names[3:], "then the new events, in order")
+}
+
+func (s *testSink) pendingNow() float64 { return testutil.ToFloat64(s.metrics.pending) }
 
 func TestBoundedSinkDropsWhatWaitsWhenTheRecorderStops(t *testing.T) {
 	s := newTestSink(t, 1, 10, nil)
