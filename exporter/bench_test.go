@@ -18,8 +18,8 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 )
 
-// bigLandscape loads seeds and shoots through the informers' transforms and handlers, as
-// the exporter holds them: 10 sets of seeds, every shoot bound round-robin, one in fifty
+// bigLandscape loads seeds and shoots through the informers' transforms, stores and
+// handlers, as the exporter holds them: 10 sets of seeds, every shoot bound round-robin, one in fifty
 // unscheduled. It returns the exporter's /metrics handler over a registry holding the
 // collector, and the heap the objects took.
 func bigLandscape(tb testing.TB, seeds, shoots int) (http.Handler, uint64) {
@@ -45,6 +45,7 @@ func bigLandscape(tb testing.TB, seeds, shoots int) (http.Handler, uint64) {
 	require.NoError(tb, reg.Register(c))
 	h := c.Handler(reg)
 	after := heapAlloc()
+	runtime.KeepAlive(f.shoots) // held by the informer in the exporter
 	return h, after - before
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,11 +27,14 @@ import (
 // informers use.
 type fixture struct {
 	src Sources
-	t   testing.TB
+	// shoots is the Shoot informer's store, which the collector does not read but the
+	// exporter holds.
+	shoots toolscache.Store
+	t      testing.TB
 }
 
 func newFixture(t testing.TB) *fixture {
-	return &fixture{t: t, src: Sources{
+	return &fixture{t: t, shoots: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc), src: Sources{
 		Seeds:           toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
 		ManagedSeedSets: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
 		SeedAutoscalers: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
@@ -65,7 +69,8 @@ func (f *fixture) addSeed(seed *gardencorev1beta1.Seed, edit func(map[string]any
 func (f *fixture) addShoot(shoot *gardencorev1beta1.Shoot) {
 	obj, err := transformShoot(toUnstructured(f.t, shoot, gardencorev1beta1.GroupVersion.WithKind("Shoot").String()))
 	require.NoError(f.t, err)
-	f.src.Usage.Handler().OnAdd(obj, true)
+	require.NoError(f.t, f.shoots.Add(obj))
+	usageHandler(f.src.Usage).OnAdd(obj, true)
 	f.src.Shoots.Handler().OnAdd(obj, true)
 }
 
@@ -289,7 +294,7 @@ func TestShootIndexFollowsEvents(t *testing.T) {
 	pending := builders.MakeShoot("garden-p", "a").Obj()
 	bound := builders.MakeShoot("garden-p", "a").SeedName("seed-a").Obj()
 	migrating := builders.MakeShoot("garden-p", "a").SeedName("seed-a").StatusSeedName("seed-b").Obj()
-	handlers := []toolscache.ResourceEventHandler{f.src.Usage.Handler(), f.src.Shoots.Handler()}
+	handlers := []toolscache.ResourceEventHandler{usageHandler(f.src.Usage), f.src.Shoots.Handler()}
 	transform := func(s *gardencorev1beta1.Shoot) any {
 		obj, err := transformShoot(toUnstructured(t, s, gardencorev1beta1.GroupVersion.WithKind("Shoot").String()))
 		require.NoError(t, err)
@@ -413,14 +418,24 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	shoot := builders.MakeShoot("garden-p", "a").SeedName("seed-a").StatusSeedName("seed-b").Purpose(gardencorev1beta1.ShootPurposeTesting).
 		Toleration("a", "").Labels("x", "y").Obj()
 	shoot.Annotations = map[string]string{"big": strings.Repeat("x", 1000)}
+	shoot.ResourceVersion = "42"
 	obj, err = transformShoot(toUnstructured(t, shoot, gardencorev1beta1.GroupVersion.WithKind("Shoot").String()))
 	require.NoError(t, err)
-	assert.Equal(t, &gardencorev1beta1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-p", Name: "a"},
-		Spec: gardencorev1beta1.ShootSpec{
-			Provider: gardencorev1beta1.Provider{Type: "gcp"}, Region: "europe-west1",
-			Purpose: ptr.To(gardencorev1beta1.ShootPurposeTesting), SeedName: ptr.To("seed-a"),
-		},
-		Status: gardencorev1beta1.ShootStatus{SeedName: ptr.To("seed-b")},
-	}, obj)
+	info := obj.(*shootInfo)
+	assert.Equal(t, &shootInfo{
+		key: "garden-p/a", name: "a", namespace: "garden-p", resourceVersion: "42",
+		seed: "seed-a", statusSeed: "seed-b", provider: "gcp", region: "europe-west1", purpose: "testing",
+		line: []byte(`garden_shoot_info{name="a",namespace="garden-p",provider="gcp",purpose="testing",region="europe-west1",seed="seed-a"} 1` + "\n"),
+	}, info)
+	// The informer's store keys the record as it keys a Shoot, and tells an update from a
+	// resync by its resource version.
+	key, err := toolscache.MetaNamespaceKeyFunc(info)
+	require.NoError(t, err)
+	assert.Equal(t, "garden-p/a", key)
+	accessor, err := meta.Accessor(info)
+	require.NoError(t, err)
+	assert.Equal(t, "42", accessor.GetResourceVersion())
+	again, err2 := transformShoot(info)
+	require.NoError(t, err2)
+	assert.Same(t, info, again, "a record is not transformed twice")
 }

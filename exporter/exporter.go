@@ -86,7 +86,7 @@ func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock, opts ...
 	}
 	informers := []watched{
 		{seedsResource, transformSeed, &src.Seeds, nil},
-		{shootsResource, transformShoot, nil, []toolscache.ResourceEventHandler{src.Usage.Handler(), src.Shoots.Handler()}},
+		{shootsResource, transformShoot, nil, []toolscache.ResourceEventHandler{usageHandler(src.Usage), src.Shoots.Handler()}},
 		{managedSeedSetsResource, transformManagedSeedSet, &src.ManagedSeedSets, nil},
 	}
 	if o.withoutSeedAutoscalers {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -36,8 +36,8 @@ func newShootIndex() *shootIndex {
 	return &shootIndex{byKey: map[string]*shootInfo{}, unscheduled: map[providerRegion]int{}}
 }
 
-// Handler returns informer event handlers that keep the index in step with a Shoot
-// informer. Objects that are not Shoots are ignored.
+// Handler returns informer event handlers that keep the index in step with the Shoot
+// informer, whose objects are shootInfo records (transformShoot). Other objects are ignored.
 func (x *shootIndex) Handler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { x.observe(obj) },
@@ -47,37 +47,45 @@ func (x *shootIndex) Handler() toolscache.ResourceEventHandler {
 				x.delete(tomb.Key)
 				return
 			}
-			if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
-				x.delete(usage.Key(shoot))
+			if info, ok := obj.(*shootInfo); ok {
+				x.delete(info.key)
+			}
+		},
+	}
+}
+
+// usageHandler keeps a usage index in step with the Shoot informer's shootInfo records,
+// counting each shoot on its seeds as usage.SeedNames does.
+func usageHandler(index *usage.Index) toolscache.ResourceEventHandler {
+	set := func(obj any) {
+		if info, ok := obj.(*shootInfo); ok {
+			index.Set(info.key, usage.SeedNamesOf(info.seed, info.statusSeed))
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				index.Delete(tomb.Key)
+				return
+			}
+			if info, ok := obj.(*shootInfo); ok {
+				index.Delete(info.key)
 			}
 		},
 	}
 }
 
 func (x *shootIndex) observe(obj any) {
-	shoot, ok := obj.(*gardencorev1beta1.Shoot)
+	info, ok := obj.(*shootInfo)
 	if !ok {
 		return
 	}
-	info := &shootInfo{
-		name:      shoot.Name,
-		namespace: shoot.Namespace,
-		provider:  shoot.Spec.Provider.Type,
-		region:    shoot.Spec.Region,
-	}
-	if shoot.Spec.SeedName != nil {
-		info.seed = *shoot.Spec.SeedName
-	}
-	if shoot.Spec.Purpose != nil {
-		info.purpose = string(*shoot.Spec.Purpose)
-	}
-	key := usage.Key(shoot)
-
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.forget(key)
-	info.line = info.textLine()
-	x.byKey[key] = info
+	x.forget(info.key)
+	x.byKey[info.key] = info
 	x.clean = false
 	if info.seed == "" {
 		x.unscheduled[providerRegion{info.provider, info.region}]++
@@ -164,14 +172,24 @@ func (x *shootIndex) writeText(w io.Writer) error {
 
 const shootInfoHeader = "# HELP garden_shoot_info " + shootInfoHelp + "\n# TYPE garden_shoot_info gauge\n"
 
-// shootInfo is a shoot's garden_shoot_info series. It is its own prometheus.Metric (for
-// a registry), and carries its text exposition line, rendered once when the informer
-// reports the shoot, for the exporter's handler (Collector.Handler): a scrape of 100,000
-// shoots copies lines instead of building, checking and encoding 100,000 series. It is
-// never changed once in the index; an update replaces it.
+// shootInfo is what the exporter keeps of a shoot: the Shoot informer's object
+// (transformShoot) and, the same record, the shoot's garden_shoot_info series. It is its
+// own prometheus.Metric (for a registry), and carries its text exposition line, rendered
+// once when the informer reports the shoot, for the exporter's handler (Collector.Handler):
+// a scrape of 100,000 shoots copies lines instead of building, checking and encoding
+// 100,000 series. It is never changed once made; an update replaces it.
 type shootInfo struct {
-	name, namespace, seed, provider, region, purpose string
-	line                                             []byte
+	// key is namespace/name, the informer's key; name shares its memory.
+	key, name, namespace, resourceVersion string
+	// seed is spec.seedName, statusSeed status.seedName.
+	seed, statusSeed, provider, region, purpose string
+	line                                        []byte
+}
+
+// GetObjectMeta lets the informer's store key the record and tell an update from a resync
+// by its resource version (metav1.ObjectMetaAccessor).
+func (s *shootInfo) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Namespace: s.namespace, Name: s.name, ResourceVersion: s.resourceVersion}
 }
 
 // Label names of garden_shoot_info in sorted order, as the exposition wants them.

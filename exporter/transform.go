@@ -3,50 +3,47 @@ package exporter
 import (
 	"unique"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 // The informers keep only what a scrape reads: at 100,000 shoots every byte per shoot is
 // 100 kB of heap. Transforms run once per object and event, before the object is stored.
 //
-// Shoots become minimal typed objects: no quantities in what we keep, so nothing can fail
-// to parse, and typed fields are smaller than maps. Seeds, sets and autoscalers are few;
+// Shoots become the exporter's own small records (shootInfo): no quantities in what we
+// keep, so nothing can fail to parse. Seeds, sets and autoscalers are few;
 // they stay unstructured (only the fields we read) so that one malformed quantity in one
 // object is a skipped series and a counted error at scrape time, not a decode error that
 // stops the whole informer.
 
-// transformShoot turns a Shoot from the dynamic informer into a Shoot that holds only
-// namespace, name, provider type, region, purpose, spec.seedName and status.seedName.
-// Strings that repeat across shoots (namespace, provider, region, purpose, seed) are
-// interned.
+// transformShoot turns a Shoot from the dynamic informer into the exporter's record of it
+// (shootInfo): its key, name, namespace and resource version, provider type, region,
+// purpose, spec.seedName and status.seedName, and its garden_shoot_info line. The
+// informer's store and the shoot index hold the same record, so a shoot costs one small
+// struct and its line instead of a typed Shoot beside its series: at 100,000 shoots a typed
+// Shoot, even with six fields set, was 55 MB of the exporter's heap. Strings that repeat
+// across shoots (namespace, provider, region, purpose, seed) are interned.
 func transformShoot(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj, nil // already transformed, or a tombstone
 	}
-	shoot := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{
-		Name:      u.GetName(),
-		Namespace: intern(u.GetNamespace()),
-	}}
-	shoot.Spec.Provider.Type = intern(nestedString(u.Object, "spec", "provider", "type"))
-	shoot.Spec.Region = intern(nestedString(u.Object, "spec", "region"))
-	if p := nestedString(u.Object, "spec", "purpose"); p != "" {
-		purpose := gardencorev1beta1.ShootPurpose(intern(p))
-		shoot.Spec.Purpose = &purpose
+	namespace := intern(u.GetNamespace())
+	key := namespace + "/" + u.GetName()
+	info := &shootInfo{
+		key:             key,
+		name:            key[len(namespace)+1:],
+		namespace:       namespace,
+		resourceVersion: u.GetResourceVersion(),
+		provider:        intern(nestedString(u.Object, "spec", "provider", "type")),
+		region:          intern(nestedString(u.Object, "spec", "region")),
+		purpose:         intern(nestedString(u.Object, "spec", "purpose")),
+		seed:            intern(nestedString(u.Object, "spec", "seedName")),
+		statusSeed:      intern(nestedString(u.Object, "status", "seedName")),
 	}
-	if s := nestedString(u.Object, "spec", "seedName"); s != "" {
-		seed := intern(s)
-		shoot.Spec.SeedName = &seed
-	}
-	if s := nestedString(u.Object, "status", "seedName"); s != "" {
-		seed := intern(s)
-		shoot.Status.SeedName = &seed
-	}
-	return shoot, nil
+	info.line = info.textLine()
+	return info, nil
 }
 
 // transformSeed keeps a Seed's name, the set labels, provider, visibility, capacity,

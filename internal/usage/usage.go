@@ -17,12 +17,25 @@ import (
 // SeedNames returns the seeds a shoot occupies: spec.seedName, plus status.seedName when
 // it is set and differs. An unscheduled shoot occupies none.
 func SeedNames(shoot *gardencorev1beta1.Shoot) []string {
-	var names []string
-	if s := shoot.Spec.SeedName; s != nil && *s != "" {
-		names = append(names, *s)
+	var spec, status string
+	if s := shoot.Spec.SeedName; s != nil {
+		spec = *s
 	}
-	if s := shoot.Status.SeedName; s != nil && *s != "" && (len(names) == 0 || names[0] != *s) {
-		names = append(names, *s)
+	if s := shoot.Status.SeedName; s != nil {
+		status = *s
+	}
+	return SeedNamesOf(spec, status)
+}
+
+// SeedNamesOf is SeedNames of a shoot whose spec.seedName and status.seedName are spec and
+// status ("" when unset).
+func SeedNamesOf(spec, status string) []string {
+	var names []string
+	if spec != "" {
+		names = append(names, spec)
+	}
+	if status != "" && status != spec {
+		names = append(names, status)
 	}
 	return names
 }
