@@ -283,34 +283,13 @@ func startDrainParts(t *testing.T, clk *clocktesting.FakeClock) *prometheus.Regi
 	return schedulerMetrics
 }
 
-// metric returns the value of the drain's series of name with labels, and whether it is
-// served.
+// metric returns the value of the scheduler's series of name with labels, and whether it
+// is served.
 func (w *drainWatch) metric(name string, labels map[string]string) (float64, bool) {
 	w.h.t.Helper()
-	families, err := w.metrics.Gather()
+	v, ok, err := testenv.Gathered(w.metrics, name, labels)
 	require.NoError(w.h.t, err)
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			got := map[string]string{}
-			for _, l := range m.GetLabel() {
-				got[l.GetName()] = l.GetValue()
-			}
-			for k, v := range labels {
-				if got[k] != v {
-					continue series
-				}
-			}
-			if m.GetCounter() != nil {
-				return m.GetCounter().GetValue(), true
-			}
-			return m.GetGauge().GetValue(), true
-		}
-	}
-	return 0, false
+	return v, ok
 }
 
 // releaseSeedManagement lets the set and its replicas go once the controllers are stopped:
