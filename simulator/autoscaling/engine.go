@@ -309,15 +309,20 @@ func (r *run) perSeedAtTarget() float64 {
 
 // start places the first minute's demand on as many ready seeds as the target asks for.
 func (r *run) start() {
-	initial := r.cfg.Trace.Shoots[0]
-	replicas := int(math.Ceil(float64(initial) / r.perSeedAtTarget()))
+	r.placeInitial(r.cfg.Trace.Shoots[0], func() *shoot { return &shoot{} })
+}
+
+// placeInitial starts with as many ready seeds as n shoots need at the target (within min
+// and max replicas) and places n shoots made by newShoot on them, the rest pending.
+func (r *run) placeInitial(n int, newShoot func() *shoot) {
+	replicas := int(math.Ceil(float64(n) / r.perSeedAtTarget()))
 	replicas = min(max(replicas, int(r.cfg.MinReplicas)), int(r.cfg.MaxReplicas))
 	for range replicas {
 		r.seeds = append(r.seeds, &seed{id: r.nextSeedID, ready: true})
 		r.nextSeedID++
 	}
-	for range initial {
-		sh := &shoot{}
+	for range n {
+		sh := newShoot()
 		if s := r.firstFit(); s != nil {
 			sh.seed = s
 			s.shoots++

@@ -171,23 +171,11 @@ type drainRecord struct {
 func (r *run) startLongLived() {
 	l := r.cfg.LongLived
 	r.life = &lifeState{arrivals: l.arrivals(r.rng, r.cfg.Trace.Minutes()), canceled: map[int]time.Duration{}}
-	replicas := int(math.Ceil(float64(l.Initial) / r.perSeedAtTarget()))
-	replicas = min(max(replicas, int(r.cfg.MinReplicas)), int(r.cfg.MaxReplicas))
-	for range replicas {
-		r.seeds = append(r.seeds, &seed{id: r.nextSeedID, ready: true})
-		r.nextSeedID++
-	}
-	for range l.Initial {
+	r.placeInitial(l.Initial, func() *shoot {
 		sh := &shoot{protected: r.rng.Float64() < l.ProtectedShare}
-		if s := r.firstFit(); s != nil {
-			sh.seed = s
-			s.shoots++
-			r.bound = append(r.bound, sh)
-		} else {
-			r.pending = append(r.pending, sh)
-		}
 		heap.Push(&r.life.expiries, timed{at: time.Duration(r.rng.ExpFloat64() * float64(l.LongLifetime)), sh: sh})
-	}
+		return sh
+	})
 }
 
 // nextLifeEvent is the earliest of the next arrival, expiry and end of a migration.
