@@ -60,11 +60,9 @@ func Trend(samples []Sample, now time.Time, window, lead time.Duration) Value {
 
 // Seasonal is what the demand did one period ago over the lead time to come: the maximum of
 // the samples in [now−period, now−period+lead], as Grafana Mimir sizes its queriers from
-// the load of a day earlier. With growthWindow > 0 the maximum is scaled by the growth since
-// then, the mean over the growthWindow before now over the mean over the growthWindow
-// before now−period, bounded to [1/MaxGrowth, MaxGrowth] so that a few odd samples cannot
-// multiply it. No sample a period ago: no forecast (the first period of a new autoscaler).
-func Seasonal(samples []Sample, now time.Time, period, lead, growthWindow time.Duration) Value {
+// the load of a day earlier; the adapter's seasonal rule computes the same in PromQL. No
+// sample a period ago: no forecast (the first period of a new autoscaler).
+func Seasonal(samples []Sample, now time.Time, period, lead time.Duration) Value {
 	then := now.Add(-period)
 	// One tick before then, so that a sample exactly at then counts.
 	in := between(samples, then.Add(-time.Nanosecond), then.Add(lead))
@@ -75,34 +73,7 @@ func Seasonal(samples []Sample, now time.Time, period, lead, growthWindow time.D
 	for _, s := range in {
 		peak = max(peak, s.Value)
 	}
-	if growthWindow > 0 {
-		peak *= Growth(samples, now, period, growthWindow)
-	}
 	return Value{Demand: peak, Known: true}
-}
-
-// MaxGrowth bounds the growth factor of Seasonal both ways.
-const MaxGrowth = 2.0
-
-// Growth is the mean demand over the window before now over the mean over the window before
-// now−period, within [1/MaxGrowth, MaxGrowth]; 1 when either mean is unknown or zero.
-func Growth(samples []Sample, now time.Time, period, window time.Duration) float64 {
-	mean := func(to time.Time) float64 {
-		in := between(samples, to.Add(-window), to)
-		if len(in) == 0 {
-			return 0
-		}
-		var sum float64
-		for _, s := range in {
-			sum += s.Value
-		}
-		return sum / float64(len(in))
-	}
-	nowMean, thenMean := mean(now), mean(now.Add(-period))
-	if nowMean <= 0 || thenMean <= 0 || math.IsNaN(nowMean) || math.IsNaN(thenMean) {
-		return 1
-	}
-	return min(MaxGrowth, max(1/MaxGrowth, nowMean/thenMean))
 }
 
 // Max is the larger of the known forecasts; unknown when none is known. A forecast that is

@@ -61,44 +61,23 @@ func TestSeasonal(t *testing.T) {
 		return v
 	})
 	cases := []struct {
-		name         string
-		samples      []Sample
-		now          time.Duration
-		lead, growth time.Duration
-		want         Value
+		name    string
+		samples []Sample
+		now     time.Duration
+		lead    time.Duration
+		want    Value
 	}{
-		{"the peak of the lead time a day ago", wave, day + 9*time.Hour + 50*time.Minute, 15 * time.Minute, 0, Value{Demand: 300, Known: true}},
-		{"a peak after the lead time is not seen yet", wave, day + 9*time.Hour + 40*time.Minute, 15 * time.Minute, 0, Value{Demand: 100, Known: true}},
-		{"scaled by the growth since a day ago", wave, day + 9*time.Hour + 50*time.Minute, 15 * time.Minute, time.Hour, Value{Demand: 600, Known: true}},
-		{"nothing a period ago: no forecast", wave, 9 * time.Hour, 15 * time.Minute, time.Hour, Value{}},
+		{"the peak of the lead time a day ago", wave, day + 9*time.Hour + 50*time.Minute, 15 * time.Minute, Value{Demand: 300, Known: true}},
+		{"a peak after the lead time is not seen yet", wave, day + 9*time.Hour + 40*time.Minute, 15 * time.Minute, Value{Demand: 100, Known: true}},
+		{"not scaled by the day's growth", wave, 2*day - time.Hour, 15 * time.Minute, Value{Demand: 100, Known: true}},
+		{"nothing a period ago: no forecast", wave, 9 * time.Hour, 15 * time.Minute, Value{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Seasonal(c.samples, t0.Add(c.now), day, c.lead, c.growth)
+			got := Seasonal(c.samples, t0.Add(c.now), day, c.lead)
 			assert.Equal(t, c.want, got)
 		})
 	}
-}
-
-func TestGrowthIsBounded(t *testing.T) {
-	day := 24 * time.Hour
-	tenfold := series(2*day, time.Hour, func(m float64) float64 {
-		if m > 24*60 {
-			return 1000
-		}
-		return 100
-	})
-	assert.Equal(t, MaxGrowth, Growth(tenfold, t0.Add(2*day), day, 2*time.Hour))
-	shrink := series(2*day, time.Hour, func(m float64) float64 {
-		if m > 24*60 {
-			return 1
-		}
-		return 100
-	})
-	assert.Equal(t, 1/MaxGrowth, Growth(shrink, t0.Add(2*day), day, 2*time.Hour))
-	assert.Equal(t, 1.0, Growth(tenfold, t0.Add(day/2), day, time.Hour), "nothing a period ago")
-	zero := series(2*day, time.Hour, func(float64) float64 { return 0 })
-	assert.Equal(t, 1.0, Growth(zero, t0.Add(2*day), day, time.Hour), "no demand then")
 }
 
 func TestMax(t *testing.T) {

@@ -58,9 +58,8 @@ type Config struct {
 	Lead time.Duration
 	// TrendWindow is the window of the trend's least-squares fit.
 	TrendWindow time.Duration
-	// SeasonalPeriod is the period of the seasonal forecast, and GrowthWindow the window
-	// of its growth factor (0: not scaled).
-	SeasonalPeriod, GrowthWindow time.Duration
+	// SeasonalPeriod is the period of the seasonal forecast.
+	SeasonalPeriod time.Duration
 	// Accuracy switches a forecast off that is wrong for too long.
 	Accuracy forecast.Accuracy
 	// Deletion is which running shoot a tenant deletes when the demand falls.
@@ -113,7 +112,6 @@ func DefaultConfig(trace Trace) Config {
 		Lead:           20 * time.Minute,
 		TrendWindow:    30 * time.Minute,
 		SeasonalPeriod: 24 * time.Hour,
-		GrowthWindow:   time.Hour,
 		Accuracy:       forecast.Accuracy{Threshold: 0.5, Window: time.Hour},
 		Deletion:       DeleteNewest,
 		Seed:           1,
@@ -289,7 +287,7 @@ func (r *run) newForecasters() map[Policy]*forecaster {
 		return forecast.Trend(s, now, c.TrendWindow, c.Lead)
 	}
 	seasonal := func(s []forecast.Sample, now time.Time) forecast.Value {
-		return forecast.Seasonal(s, now, c.SeasonalPeriod, c.Lead, c.GrowthWindow)
+		return forecast.Seasonal(s, now, c.SeasonalPeriod, c.Lead)
 	}
 	switch r.policy {
 	case PolicyTrend:
