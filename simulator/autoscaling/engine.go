@@ -167,6 +167,12 @@ type Result struct {
 	// OracleSeedHours is what the fewest seeds that hold the demand at every instant cost:
 	// ceil(demand / allocatable per seed), provisioned exactly in time.
 	OracleSeedHours float64
+	// AtTargetSeedHours is what a set held exactly at the target utilization costs: at
+	// every instant ceil(demand / (allocatable per seed × target)) seeds, at least one,
+	// provisioned exactly in time. Consolidation drains only onto seeds that stay at or
+	// below the target, so this is about as low as it can take a set (the autoscaler's
+	// tolerance lets a set sit up to 10% above its target).
+	AtTargetSeedHours float64
 	// ScaleEvents counts the changes of replicas.
 	ScaleEvents int
 	// Migrations, Drains and CanceledDrains count what consolidation did; Overcommits the
@@ -238,9 +244,9 @@ type run struct {
 
 	life *lifeState
 
-	pendingSeconds, seedSeconds, oracleSeconds, shootSeconds float64
-	waits, spikeWaits                                        []time.Duration
-	res                                                      Result
+	pendingSeconds, seedSeconds, oracleSeconds, atTargetSeconds, shootSeconds float64
+	waits, spikeWaits                                                         []time.Duration
+	res                                                                       Result
 }
 
 // forecaster is one forecast with its accuracy state and the forecasts it made, to judge
@@ -430,6 +436,7 @@ func (r *run) advance(to time.Duration) {
 	r.shootSeconds += float64(demand) * dt
 	r.seedSeconds += float64(len(r.seeds)) * dt
 	r.oracleSeconds += math.Ceil(float64(demand)/float64(r.cfg.AllocatablePerSeed)) * dt
+	r.atTargetSeconds += max(1, math.Ceil(float64(demand)/r.perSeedAtTarget())) * dt
 	r.now = to
 }
 
@@ -696,6 +703,7 @@ func (r *run) finish() Result {
 	res.ShootMinutesPending = r.pendingSeconds / 60
 	res.SeedHours = r.seedSeconds / 3600
 	res.OracleSeedHours = r.oracleSeconds / 3600
+	res.AtTargetSeedHours = r.atTargetSeconds / 3600
 	res.Duration = r.now
 	if r.now > 0 {
 		res.MeanShoots = r.shootSeconds / r.now.Seconds()

@@ -43,12 +43,21 @@ func TestTinyTraceByHand(t *testing.T) {
 			assert.InDelta(t, (3660.0+3660-72)/3600, res.SeedHours, 1e-9)
 			// The oracle: one seed until the 11th shoot at 60 s, two after.
 			assert.InDelta(t, (60.0+2*3600)/3600, res.OracleSeedHours, 1e-9)
+			assert.InDelta(t, res.OracleSeedHours, res.AtTargetSeedHours, 1e-9, "at 100% the target is the oracle")
 			assert.Equal(t, 1, res.ScaleEvents)
 			require.Len(t, res.Timeline, 61)
 			assert.Equal(t, Point{Minute: 10, Demand: 20, Pending: 10, Seeds: 2, Capacity: 10}, res.Timeline[10])
 			assert.Equal(t, Point{Minute: 20, Demand: 20, Pending: 0, Seeds: 2, Capacity: 20}, res.Timeline[20])
 		})
 	}
+}
+
+// At a 50% target a seed of 10 holds 5 shoots: 2 seeds for the first minute's 10, 3 from
+// the 11th shoot at 60 s, 4 from the 16th at 90 s, whatever the run does.
+func TestAtTargetSeedHoursFollowTheDemand(t *testing.T) {
+	res, err := Run(tinyConfig(), PolicyReactive, 50)
+	require.NoError(t, err)
+	assert.InDelta(t, (2*60.0+3*30+4*3570)/3600, res.AtTargetSeedHours, 1e-9)
 }
 
 // The event policy decides as soon as the sample is visible, at 65 s instead of 72 s, so

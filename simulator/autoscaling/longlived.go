@@ -350,76 +350,148 @@ func (r *run) cancelDrain() {
 	r.res.CanceledDrains++
 }
 
-// LongLivedMarkdown compares each arm's headline (the run with the fewest seed-hours that
-// meets the service level) of a long-lived week: without consolidation, only empty seeds are
-// removed; with it, seeds are drained.
-func LongLivedMarkdown(without, with []Result) string {
-	hw, hc := Headlines(without), Headlines(with)
-	var b strings.Builder
-	b.WriteString("| scale-in | target | seed-hours | vs empty-only | p99 wait | migrations per day | of the shoots per day | drains (canceled) | overcommits | protected shoots moved |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	row := func(name string, h Headline, base float64) {
-		r := h.Run
-		target := fmt.Sprintf("%d%%", r.TargetPercent)
-		if !h.Met {
-			target += " (none meets the service level)"
-		}
-		days := r.Duration.Hours() / 24
-		perDay := float64(r.Migrations) / days
-		share := 0.0
-		if r.MeanShoots > 0 {
-			share = 100 * perDay / r.MeanShoots
-		}
-		fmt.Fprintf(&b, "| %s | %s | %.1f | %+.1f%% | %s | %.1f | %.2f%% | %d (%d) | %d | %d |\n", name, target, r.SeedHours,
-			100*(r.SeedHours/base-1), seconds(r.P99Bind), perDay, share, r.Drains, r.CanceledDrains, r.Overcommits, r.ProtectedMoved)
+// LongLivedArm is one way to run the long-lived week: how the scheduler places shoots and
+// whether consolidation drains seeds. Results holds its runs, every policy at every target.
+type LongLivedArm struct {
+	Spread, Consolidation bool
+	Results               []Result
+}
+
+// Placement names the arm's placement: Gardener's default profile spreads, first-fit packs.
+func (a LongLivedArm) Placement() string {
+	if a.Spread {
+		return "spread"
 	}
-	if len(hw) == 0 || len(hc) == 0 {
+	return "packing"
+}
+
+// ScaleIn names the arm's scale-in.
+func (a LongLivedArm) ScaleIn() string {
+	if a.Consolidation {
+		return "consolidation"
+	}
+	return "empty-only"
+}
+
+// LongLivedPolicies are the policies the long-lived week runs: the reactive autoscaler, and
+// scale-ahead, which keeps consolidation from draining what the morning needs back.
+var LongLivedPolicies = []Policy{PolicyReactive, PolicyAhead}
+
+// RunLongLived runs the long-lived week in four arms, spread and packing placement, each
+// with empty-only scale-in and with consolidation, for LongLivedPolicies at every target.
+// The first arm, spread with empty-only scale-in, is Gardener's default and the baseline.
+func RunLongLived(cfg Config, workers int) ([]LongLivedArm, error) {
+	var arms []LongLivedArm
+	for _, spread := range []bool{true, false} {
+		for _, consolidation := range []bool{false, true} {
+			c := cfg
+			c.Spread = spread
+			if !consolidation {
+				c.Consolidation = nil
+			}
+			results, err := RunAll(c, LongLivedPolicies, Targets(), workers)
+			if err != nil {
+				return nil, err
+			}
+			arms = append(arms, LongLivedArm{Spread: spread, Consolidation: consolidation, Results: results})
+		}
+	}
+	return arms, nil
+}
+
+// LongLivedMarkdown renders each arm's headline per policy (the run with the fewest
+// seed-hours that meets the service level) against the baseline: the reactive policy with
+// spread placement and empty-only scale-in.
+func LongLivedMarkdown(arms []LongLivedArm) string {
+	if len(arms) == 0 {
 		return ""
 	}
-	base := hw[0].Run.SeedHours
-	row("empty seeds only", hw[0], base)
-	row("consolidation", hc[0], base)
+	base := Headlines(arms[0].Results)[0].Run.SeedHours
+	var b strings.Builder
+	b.WriteString("| policy | placement | scale-in | target | seed-hours | vs baseline | at the target | p99 wait | migrations per day | of the shoots per day | drains (canceled) | overcommits | protected shoots moved |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, policy := range LongLivedPolicies {
+		for _, arm := range arms {
+			for _, h := range Headlines(arm.Results) {
+				if h.Policy != policy {
+					continue
+				}
+				r := h.Run
+				target := fmt.Sprintf("%d%%", r.TargetPercent)
+				if !h.Met {
+					target += " (none meets the service level)"
+				}
+				perDay := float64(r.Migrations) / (r.Duration.Hours() / 24)
+				share := 0.0
+				if r.MeanShoots > 0 {
+					share = 100 * perDay / r.MeanShoots
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f | %+.1f%% | %.1f | %s | %.1f | %.2f%% | %d (%d) | %d | %d |\n",
+					policy, arm.Placement(), arm.ScaleIn(), target, r.SeedHours, 100*(r.SeedHours/base-1), r.AtTargetSeedHours,
+					seconds(r.P99Bind), perDay, share, r.Drains, r.CanceledDrains, r.Overcommits, r.ProtectedMoved)
+			}
+		}
+	}
 	return b.String()
 }
 
-// WriteLongLivedReport runs the long-lived week at every target without and with
-// consolidation (the reactive policy), and writes longlived-empty-only.csv,
-// longlived-consolidation.csv and summary.md into dir. It returns the summary.
-func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
-	without := cfg
-	without.Consolidation = nil
-	a, err := RunAll(without, []Policy{PolicyReactive}, Targets(), workers)
-	if err != nil {
-		return "", err
+// longLivedPerTarget renders the reactive policy's seed-hours at every target, per arm,
+// with what a set held exactly at that target costs.
+func longLivedPerTarget(arms []LongLivedArm) string {
+	var b strings.Builder
+	b.WriteString("| target | at the target |")
+	for _, arm := range arms {
+		fmt.Fprintf(&b, " %s, %s |", arm.Placement(), arm.ScaleIn())
+		if arm.Consolidation {
+			b.WriteString(" migrations per day |")
+		}
 	}
-	b, err := RunAll(cfg, []Policy{PolicyReactive}, Targets(), workers)
+	b.WriteString("\n|" + strings.Repeat(" --- |", 2+len(arms)+len(arms)/2) + "\n")
+	for i, t := range Targets() {
+		var floor float64
+		var row strings.Builder
+		for _, arm := range arms {
+			r := arm.Results[i] // the reactive policy's runs come first, one per target
+			floor = r.AtTargetSeedHours
+			fmt.Fprintf(&row, " %.1f |", r.SeedHours)
+			if arm.Consolidation {
+				fmt.Fprintf(&row, " %.1f |", float64(r.Migrations)/(r.Duration.Hours()/24))
+			}
+		}
+		fmt.Fprintf(&b, "| %d%% | %.1f |%s\n", t, floor, row.String())
+	}
+	return b.String()
+}
+
+// WriteLongLivedReport runs the long-lived week's arms (RunLongLived) and writes one CSV per
+// arm (longlived-<placement>-<scale-in>.csv) and summary.md into dir. It returns the summary.
+func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
+	arms, err := RunLongLived(cfg, workers)
 	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	for name, results := range map[string][]Result{"longlived-empty-only.csv": a, "longlived-consolidation.csv": b} {
+	for _, arm := range arms {
 		var buf bytes.Buffer
-		if err := WriteCSV(&buf, results); err != nil {
+		if err := WriteCSV(&buf, arm.Results); err != nil {
 			return "", err
 		}
+		name := fmt.Sprintf("longlived-%s-%s.csv", arm.Placement(), arm.ScaleIn())
 		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
 			return "", err
 		}
 	}
 	var s strings.Builder
 	s.WriteString("# A week of long-lived shoots\n\n")
-	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; placed on the seed with the fewest shoots; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%).\n\n",
+	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. Placement: spread is Gardener's default (the seed with the fewest shoots), packing is first-fit. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%); the baseline is reactive, spread, empty-only. At the target is what a set held exactly at its target utilization costs: ceil(demand / (seed allocatable × target)) seeds at every instant.\n\n",
 		cfg.LongLived.Initial, cfg.LongLived.LongPerHour, cfg.LongLived.LongLifetime, cfg.LongLived.TestingPerHour, cfg.LongLived.TestingLifetime,
 		100*cfg.LongLived.ProtectedShare, cfg.AllocatablePerSeed, cfg.Consolidation.Rules.Window, cfg.Consolidation.Rules.MaxMigrationsPerHour,
 		cfg.Consolidation.MaxMigrationsPerSeed, cfg.Consolidation.MigrationDuration, cfg.Consolidation.Rules.ShootCooldown, ServiceLevel)
-	s.WriteString(LongLivedMarkdown(a, b))
-	s.WriteString("\nPer target:\n\n| target | seed-hours empty-only | seed-hours consolidation | saved | migrations per day |\n| --- | --- | --- | --- | --- |\n")
-	for i := range a {
-		fmt.Fprintf(&s, "| %d%% | %.1f | %.1f | %+.1f%% | %.1f |\n", a[i].TargetPercent, a[i].SeedHours, b[i].SeedHours,
-			100*(b[i].SeedHours/a[i].SeedHours-1), float64(b[i].Migrations)/(b[i].Duration.Hours()/24))
-	}
+	s.WriteString(LongLivedMarkdown(arms))
+	s.WriteString("\nThe reactive policy's seed-hours per target:\n\n")
+	s.WriteString(longLivedPerTarget(arms))
 	summary := s.String()
 	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
 		return "", err

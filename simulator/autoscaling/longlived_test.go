@@ -19,7 +19,8 @@ func longLivedConfig(days int, consolidation bool) Config {
 
 // Consolidation drains seeds of a set that thins out, costs fewer seed-hours than removing
 // empty seeds only, and keeps the invariants: no seed above its allocatable (a migrating
-// shoot counting on both seeds), no opted-out shoot moved, the hourly budget held.
+// shoot counting on both seeds), no opted-out shoot moved, the hourly budget held; with
+// packing placement and scale-ahead too.
 func TestConsolidationSavesSeedHoursWithinItsBounds(t *testing.T) {
 	const days, target = 3, 80
 	without, err := Run(longLivedConfig(days, false), PolicyReactive, target)
@@ -33,7 +34,12 @@ func TestConsolidationSavesSeedHoursWithinItsBounds(t *testing.T) {
 	assert.Less(t, with.SeedHours, without.SeedHours, "draining saves seed-hours")
 	budget := LongLivedConfig().Consolidation.Rules.MaxMigrationsPerHour
 	assert.LessOrEqual(t, with.Migrations, budget*days*24, "the hourly budget bounds the migrations")
-	for _, r := range []Result{without, with} {
+	packing := longLivedConfig(days, true)
+	packing.Spread = false
+	packed, err := Run(packing, PolicyAhead, 95)
+	require.NoError(t, err)
+	assert.Positive(t, packed.Migrations, "consolidation drains packed seeds too")
+	for _, r := range []Result{without, with, packed} {
 		assert.Zero(t, r.Overcommits)
 		assert.Zero(t, r.ProtectedMoved)
 	}
