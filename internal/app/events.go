@@ -2,13 +2,17 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -124,16 +128,22 @@ func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOption
 }
 
 // boundedSink writes events through an EventSink with a few writer goroutines, all but the
-// first of which step aside while yield says so. The broadcaster calls it from a goroutine per
-// event, which waits here for its write; an event that finds the queue full is dropped. A
-// dropped event is reported to the broadcaster as written: an error would make it retry, up
-// to twelve times.
+// first of which step aside while yield says so.
 //
-// Updates of event series (Patch, Update) go before every new event. The broadcaster
-// writes them while it holds the lock that recording any event takes (when a series ends,
-// and to refresh series): behind a queue of new events that lock was held for minutes in
-// a burst of binds, and every event recorded meanwhile became a goroutine waiting for it,
-// twelve thousand of them (50 MB of stacks) while a thousand-seed landscape filled.
+// A new event (Create) is queued and Create returns at once: the broadcaster calls it from a
+// goroutine of its own per event, and when that goroutine waited for the write, every event
+// waiting in a burst of binds held a goroutine and its stack besides the event, 6.3 KB
+// instead of 1 KB (BenchmarkWaitingEvents). The writer retries a new event that did not reach
+// the kube-apiserver, as the broadcaster would have, newEventAttempts times in all. An event
+// that finds the queue full is dropped. Create reports a queued or dropped event as written:
+// an error would make the broadcaster retry it, up to twelve times.
+//
+// Updates of event series (Patch, Update) go before every new event, and their callers wait
+// for the result, which the broadcaster keeps in its series cache. It writes them while it
+// holds the lock that recording any event takes (when a series ends, and to refresh series):
+// behind a queue of new events that lock was held for minutes in a burst of binds, and every
+// event recorded meanwhile became a goroutine waiting for it, twelve thousand of them (50 MB
+// of stacks) while a thousand-seed landscape filled.
 type boundedSink struct {
 	sink    events.EventSink
 	queue   chan *eventWrite
@@ -143,12 +153,22 @@ type boundedSink struct {
 	log     logr.Logger
 }
 
-// eventWrite is a write waiting in the queue, and what became of it once done is closed.
+const (
+	// newEventAttempts is how often a writer tries a new event whose write did not reach
+	// the kube-apiserver, and newEventRetryPause the pause between two tries.
+	newEventAttempts   = 3
+	newEventRetryPause = time.Second
+)
+
+// eventWrite is a write waiting in the queue. done is closed once it is written, for a
+// caller that waits (series updates), with its outcome in written and err; nil for a new
+// event, whose caller does not wait.
 type eventWrite struct {
 	do      func() (*eventsv1.Event, error)
+	event   *eventsv1.Event
+	done    chan struct{}
 	written *eventsv1.Event
 	err     error
-	done    chan struct{}
 }
 
 // newBoundedSink starts writers goroutines, which run until ctx ends, behind a queue of
@@ -163,24 +183,36 @@ func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWait
 }
 
 func (s *boundedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.write(ctx, s.queue, event, func() (*eventsv1.Event, error) { return s.sink.Create(ctx, event) })
+	w := &eventWrite{event: event, do: func() (*eventsv1.Event, error) { return s.sink.Create(ctx, event) }}
+	if s.enqueue(s.queue, w) {
+		s.addPending(1)
+	}
+	return nil, nil
 }
 
 func (s *boundedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.write(ctx, s.urgent, event, func() (*eventsv1.Event, error) { return s.sink.Update(ctx, event) })
+	return s.writeAndWait(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Update(ctx, event) })
 }
 
 func (s *boundedSink) Patch(ctx context.Context, event *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	return s.write(ctx, s.urgent, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
+	return s.writeAndWait(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
 }
 
-// write queues do for a writer on queue and waits for it.
-func (s *boundedSink) write(ctx context.Context, queue chan *eventWrite, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
-	w := &eventWrite{do: do, done: make(chan struct{})}
+// enqueue puts w on queue, or drops its event when the queue is full.
+func (s *boundedSink) enqueue(queue chan *eventWrite, w *eventWrite) bool {
 	select {
 	case queue <- w:
+		return true
 	default:
-		s.dropped(event, "too many events wait to be written")
+		s.dropped(w.event, "too many events wait to be written")
+		return false
+	}
+}
+
+// writeAndWait queues do before the new events and waits for it.
+func (s *boundedSink) writeAndWait(ctx context.Context, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+	w := &eventWrite{do: do, event: event, done: make(chan struct{})}
+	if !s.enqueue(s.urgent, w) {
 		return nil, nil
 	}
 	s.addPending(1)
@@ -197,22 +229,27 @@ func (s *boundedSink) write(ctx context.Context, queue chan *eventWrite, event *
 		s.dropped(event, "the recorder stopped")
 		return nil, nil
 	}
-	if s.metrics != nil {
-		// A retried write counts once per attempt; the broadcaster retries only what did not
-		// reach the kube-apiserver.
-		result := eventWritten
-		if w.err != nil {
-			result = eventFailed
-		}
-		s.metrics.results.WithLabelValues(result).Inc()
-	}
+	s.count(w.err)
 	return w.written, w.err
 }
 
-// writer writes queued events until ctx ends. One that yields takes no event while yield
-// says so. It may have been waiting for an event since before that, so a burst of binds can
-// meet a few events written at once, for one write each.
+// count counts one attempt to write an event. A retried write counts once per attempt.
+func (s *boundedSink) count(err error) {
+	if s.metrics == nil {
+		return
+	}
+	result := eventWritten
+	if err != nil {
+		result = eventFailed
+	}
+	s.metrics.results.WithLabelValues(result).Inc()
+}
+
+// writer writes queued events until ctx ends, then drops the new events still queued. One
+// that yields takes no event while yield says so. It may have been waiting for an event since
+// before that, so a burst of binds can meet a few events written at once, for one write each.
 func (s *boundedSink) writer(ctx context.Context, yields bool) {
+	defer s.dropQueued()
 	var pause *time.Timer
 	for {
 		for yields && s.yield() {
@@ -239,8 +276,55 @@ func (s *boundedSink) writer(ctx context.Context, yields bool) {
 			case w = <-s.queue:
 			}
 		}
-		w.written, w.err = w.do()
-		close(w.done)
+		if w.done != nil {
+			w.written, w.err = w.do()
+			close(w.done)
+			continue
+		}
+		s.writeNew(ctx, w)
+	}
+}
+
+// writeNew writes a new event, and tries again, newEventAttempts times in all, while its
+// write does not reach the kube-apiserver (the broadcaster's rule: a refusal is final).
+func (s *boundedSink) writeNew(ctx context.Context, w *eventWrite) {
+	defer s.addPending(-1)
+	for attempt := 1; ; attempt++ {
+		_, err := w.do()
+		if err != nil && ctx.Err() != nil {
+			s.dropped(w.event, "the recorder stopped")
+			return
+		}
+		s.count(err)
+		if err == nil {
+			return
+		}
+		var status apierrors.APIStatus
+		var construction *rest.RequestConstructionError
+		if errors.As(err, &status) || errors.As(err, &construction) || attempt == newEventAttempts {
+			s.log.Error(err, "Unable to write an event", "attempts", attempt, "reason", w.event.Reason,
+				"regarding", klog.KRef(w.event.Regarding.Namespace, w.event.Regarding.Name))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			s.dropped(w.event, "the recorder stopped")
+			return
+		case <-time.After(wait.Jitter(newEventRetryPause, 0.25)):
+		}
+	}
+}
+
+// dropQueued drops the new events still queued once the recorder stops.
+func (s *boundedSink) dropQueued() {
+	for {
+		select {
+		case w := <-s.queue:
+			s.dropped(w.event, "the recorder stopped")
+			s.addPending(-1)
+		default:
+			return
+		}
 	}
 }
 

@@ -14,7 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 )
 
 // blockingSink is an EventSink whose writes wait until release is closed, and which
@@ -94,13 +97,14 @@ func newTestSink(t *testing.T, writers, maxWaiting int, yield func() bool) *test
 	return &testSink{newBoundedSink(ctx, inner, writers, maxWaiting, opts), inner, metrics, ctx, cancel}
 }
 
-// create writes an event in the background, as the broadcaster's goroutine per event does.
-func (s *testSink) create(t *testing.T, wg *sync.WaitGroup, names ...string) {
+// create records new events as the broadcaster does; Create returns at once, without
+// waiting for the write.
+func (s *testSink) create(t *testing.T, names ...string) {
+	t.Helper()
 	for _, name := range names {
-		wg.Go(func() {
-			_, err := s.Create(s.ctx, testEvent(name))
-			assert.NoError(t, err)
-		})
+		written, err := s.Create(s.ctx, testEvent(name))
+		require.NoError(t, err)
+		require.Nil(t, written, "a queued event is reported as written")
 	}
 }
 
@@ -108,19 +112,48 @@ func (s *testSink) result(result string) float64 {
 	return testutil.ToFloat64(s.metrics.results.WithLabelValues(result))
 }
 
+func (s *testSink) pendingNow() float64 { return testutil.ToFloat64(s.metrics.pending) }
+
+// drained waits until no event waits for a writer or is being written.
+func (s *testSink) drained(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool { return s.pendingNow() == 0 }, 10*time.Second, time.Millisecond)
+}
+
+// Create returns while the kube-apiserver does not answer: the broadcaster's goroutine per
+// event ends instead of waiting, with the event, for its write.
+func TestBoundedSinkCreateDoesNotWaitForTheWrite(t *testing.T) {
+	s := newTestSink(t, 1, 100, nil)
+	created := make(chan struct{})
+	go func() {
+		defer close(created)
+		for _, name := range []string{"a", "b", "c"} {
+			_, _ = s.Create(s.ctx, testEvent(name)) // the writer holds "a"
+		}
+	}()
+	select {
+	case <-created:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Create waits for the write")
+	}
+	require.Eventually(t, func() bool { return s.pendingNow() == 3 && s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	close(s.inner.release)
+	s.drained(t)
+	assert.Equal(t, []string{"a", "b", "c"}, s.inner.names(), "in the order recorded")
+	assert.Equal(t, 3.0, s.result(eventWritten))
+}
+
 func TestBoundedSinkWritesAtMostWritersAtOnce(t *testing.T) {
 	s := newTestSink(t, 2, 100, nil)
-	var wg sync.WaitGroup
-	s.create(t, &wg, "a", "b", "c", "d", "e", "f", "g", "h")
+	s.create(t, "a", "b", "c", "d", "e", "f", "g", "h")
 	require.Eventually(t, func() bool {
-		return testutil.ToFloat64(s.metrics.pending) == 8 && s.inner.running.Load() == 2
+		return s.pendingNow() == 8 && s.inner.running.Load() == 2
 	}, 10*time.Second, time.Millisecond)
 	close(s.inner.release)
-	wg.Wait()
+	s.drained(t)
 
 	assert.Equal(t, int32(2), s.inner.mostAtOnce.Load())
 	assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e", "f", "g", "h"}, s.inner.names())
-	assert.Equal(t, 0.0, testutil.ToFloat64(s.metrics.pending))
 	assert.Equal(t, 8.0, s.result(eventWritten))
 	assert.Equal(t, 0.0, s.result(eventDropped))
 }
@@ -131,8 +164,7 @@ func TestBoundedSinkWritesOneAtATimeWhileItYields(t *testing.T) {
 	s := newTestSink(t, 3, 100, binding.Load)
 
 	// While the controller binds, one event at a time.
-	var wg sync.WaitGroup
-	s.create(t, &wg, "a", "b", "c", "d", "e")
+	s.create(t, "a", "b", "c", "d", "e")
 	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
 	assert.Never(t, func() bool { return s.inner.running.Load() > 1 }, 50*time.Millisecond, time.Millisecond)
 
@@ -140,7 +172,7 @@ func TestBoundedSinkWritesOneAtATimeWhileItYields(t *testing.T) {
 	binding.Store(false)
 	require.Eventually(t, func() bool { return s.inner.running.Load() == 3 }, 10*time.Second, time.Millisecond)
 	close(s.inner.release)
-	wg.Wait()
+	s.drained(t)
 	assert.Equal(t, int32(3), s.inner.mostAtOnce.Load())
 	assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e"}, s.inner.names())
 }
@@ -148,21 +180,19 @@ func TestBoundedSinkWritesOneAtATimeWhileItYields(t *testing.T) {
 func TestBoundedSinkDropsWhatWouldWaitBeyondTheBound(t *testing.T) {
 	s := newTestSink(t, 1, 2, nil)
 	// One write holds the only writer, then two wait.
-	var wg sync.WaitGroup
-	s.create(t, &wg, "held")
+	s.create(t, "held")
 	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
-	s.create(t, &wg, "waiting-1", "waiting-2")
-	require.Eventually(t, func() bool { return testutil.ToFloat64(s.metrics.pending) == 3 }, 10*time.Second, time.Millisecond)
+	s.create(t, "waiting-1", "waiting-2")
+	require.Equal(t, 3.0, s.pendingNow())
 
 	// The next one would be the third waiting: dropped at once, reported as written so that
 	// the broadcaster does not retry it.
-	written, err := s.Create(s.ctx, testEvent("dropped"))
-	assert.NoError(t, err)
-	assert.Nil(t, written)
+	s.create(t, "dropped")
 	assert.Equal(t, 1.0, s.result(eventDropped))
+	assert.Equal(t, 3.0, s.pendingNow())
 
 	close(s.inner.release)
-	wg.Wait()
+	s.drained(t)
 	assert.ElementsMatch(t, []string{"held", "waiting-1", "waiting-2"}, s.inner.names())
 	assert.Equal(t, 3.0, s.result(eventWritten))
 }
@@ -171,13 +201,10 @@ func TestBoundedSinkDropsWhatWouldWaitBeyondTheBound(t *testing.T) {
 // write must not wait behind the new events.
 func TestBoundedSinkWritesSeriesUpdatesBeforeNewEvents(t *testing.T) {
 	s := newTestSink(t, 1, 10, nil)
-	var wg sync.WaitGroup
-	s.create(t, &wg, "held")
+	s.create(t, "held")
 	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
-	for i, name := range []string{"new-1", "new-2"} {
-		s.create(t, &wg, name) // one at a time: they wait in order
-		require.Eventually(t, func() bool { return s.pendingNow() == float64(i+2) }, 10*time.Second, time.Millisecond)
-	}
+	s.create(t, "new-1", "new-2")
+	var wg sync.WaitGroup
 	wg.Go(func() {
 		_, err := s.Patch(s.ctx, testEvent("series"), []byte("{}"))
 		assert.NoError(t, err)
@@ -190,6 +217,7 @@ func TestBoundedSinkWritesSeriesUpdatesBeforeNewEvents(t *testing.T) {
 
 	close(s.inner.release)
 	wg.Wait()
+	s.drained(t)
 	names := s.inner.names()
 	require.Len(t, names, 5)
 	assert.Equal(t, "held", names[0], "the write under way finishes")
@@ -197,24 +225,26 @@ func TestBoundedSinkWritesSeriesUpdatesBeforeNewEvents(t *testing.T) {
 	assert.Equal(t, []string{"new-1", "new-2"}, names[3:], "then the new events, in order")
 }
 
-func (s *testSink) pendingNow() float64 { return testutil.ToFloat64(s.metrics.pending) }
-
 func TestBoundedSinkDropsWhatWaitsWhenTheRecorderStops(t *testing.T) {
 	s := newTestSink(t, 1, 10, nil)
 	s.inner.err = context.Canceled // what a write cut short by the recorder stopping returns
-	var wg sync.WaitGroup
-	s.create(t, &wg, "held")
+	s.create(t, "held")
 	require.Eventually(t, func() bool { return s.inner.running.Load() == 1 }, 10*time.Second, time.Millisecond)
-	s.create(t, &wg, "waiting")
-	require.Eventually(t, func() bool { return testutil.ToFloat64(s.metrics.pending) == 2 }, 10*time.Second, time.Millisecond)
+	s.create(t, "waiting")
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_, err := s.Update(s.ctx, testEvent("series"))
+		assert.NoError(t, err, "no error for the broadcaster to log and retry")
+	})
+	require.Eventually(t, func() bool { return s.pendingNow() == 3 }, 10*time.Second, time.Millisecond)
 
 	s.cancel()
 	close(s.inner.release)
-	wg.Wait() // neither returns an error for the broadcaster to log and retry
+	wg.Wait()
+	s.drained(t)
 	assert.Empty(t, s.inner.names())
-	assert.Equal(t, 2.0, s.result(eventDropped))
+	assert.Equal(t, 3.0, s.result(eventDropped))
 	assert.Equal(t, 0.0, s.result(eventFailed))
-	assert.Equal(t, 0.0, testutil.ToFloat64(s.metrics.pending))
 }
 
 func TestBoundedSinkCountsAndReturnsFailures(t *testing.T) {
@@ -226,7 +256,32 @@ func TestBoundedSinkCountsAndReturnsFailures(t *testing.T) {
 	assert.ErrorIs(t, err, s.inner.err, "the broadcaster retries what did not reach the kube-apiserver")
 	assert.Equal(t, 1.0, s.result(eventFailed))
 	assert.Equal(t, 0.0, s.result(eventWritten))
-	assert.Equal(t, 0.0, testutil.ToFloat64(s.metrics.pending))
+	assert.Equal(t, 0.0, s.pendingNow())
+}
+
+// A new event whose write did not reach the kube-apiserver is tried again, as the
+// broadcaster would; one the kube-apiserver refused is not.
+func TestBoundedSinkRetriesNewEventsOnlyWhenTheyDidNotArrive(t *testing.T) {
+	cases := []struct {
+		name     string
+		err      error
+		attempts float64
+	}{
+		{"unreachable", errors.New("connection refused"), newEventAttempts},
+		{"refused", apierrors.NewForbidden(schema.GroupResource{Group: "events.k8s.io", Resource: "events"}, "a", errors.New("no")), 1},
+		{"malformed", &rest.RequestConstructionError{Err: errors.New("bad")}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTestSink(t, 1, 10, nil)
+			s.inner.err = c.err
+			close(s.inner.release)
+			s.create(t, "a")
+			require.Eventually(t, func() bool { return s.pendingNow() == 0 }, 3*newEventAttempts*newEventRetryPause, 10*time.Millisecond)
+			assert.Equal(t, c.attempts, s.result(eventFailed))
+			assert.Equal(t, 0.0, s.result(eventWritten))
+		})
+	}
 }
 
 func TestBoundedSinkWithoutMetrics(t *testing.T) {
@@ -235,6 +290,7 @@ func TestBoundedSinkWithoutMetrics(t *testing.T) {
 	sink := newBoundedSink(t.Context(), inner, 1, 1, EventRecorderOptions{})
 	written, err := sink.Create(t.Context(), testEvent("a"))
 	assert.NoError(t, err)
-	assert.Equal(t, "a", written.Name)
+	assert.Nil(t, written)
+	require.Eventually(t, func() bool { return len(inner.names()) == 1 }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, []string{"a"}, inner.names())
 }
