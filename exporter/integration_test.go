@@ -4,11 +4,9 @@ package exporter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"testing"
 	"time"
@@ -159,7 +157,7 @@ func TestPrometheusScrapesSeedUsage(t *testing.T) {
 	t.Cleanup(func() { _ = prom.Stop() })
 
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		got, err := queryBySeed(prom.URL, `garden_seed_usage{job="exporter",resource="shoots",name=~"prom-.*"}`)
+		got, err := queryBySeed(prom, `garden_seed_usage{job="exporter",resource="shoots",name=~"prom-.*"}`)
 		if !assert.NoError(c, err) {
 			return
 		}
@@ -172,34 +170,14 @@ func TestPrometheusScrapesSeedUsage(t *testing.T) {
 }
 
 // queryBySeed runs an instant query and returns the value of each series by its name label.
-func queryBySeed(base, query string) (map[string]float64, error) {
-	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(query))
+func queryBySeed(prom *promrunner.Prometheus, query string) (map[string]float64, error) {
+	series, err := prom.Query(query)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	var r struct {
-		Status string `json:"status"`
-		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Value  [2]any            `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return nil, fmt.Errorf("decoding the answer to %s: %w", query, err)
-	}
-	if r.Status != "success" {
-		return nil, fmt.Errorf("query %s: status %s", query, r.Status)
-	}
 	out := map[string]float64{}
-	for _, s := range r.Data.Result {
-		var v float64
-		if _, err := fmt.Sscan(fmt.Sprint(s.Value[1]), &v); err != nil {
-			return nil, err
-		}
-		out[s.Metric["name"]] = v
+	for _, s := range series {
+		out[s.Labels["name"]] = s.Value
 	}
 	return out, nil
 }

@@ -6,10 +6,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
@@ -32,35 +30,35 @@ func TestPrometheusScrapesAndSurvivesARestart(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, p.Stop()) })
 
-	up := func() (string, error) {
-		resp, err := http.Get(p.URL + "/api/v1/query?query=" + url.QueryEscape(`up{job="self"}`))
+	up := func() (float64, error) {
+		series, err := p.Query(`up{job="self"}`)
 		if err != nil {
-			return "", err
+			return 0, err
 		}
-		defer resp.Body.Close()
-		var r struct {
-			Data struct {
-				Result []struct {
-					Value []any `json:"value"`
-				} `json:"result"`
-			} `json:"data"`
+		if len(series) == 0 {
+			return 0, fmt.Errorf("no sample yet")
 		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			return "", err
-		}
-		if len(r.Data.Result) == 0 {
-			return "", fmt.Errorf("no sample yet")
-		}
-		return fmt.Sprint(r.Data.Result[0].Value[1]), nil
+		return series[0].Value, nil
 	}
-	require.Eventually(t, func() bool { v, err := up(); return err == nil && v == "1" }, 30*time.Second, 200*time.Millisecond)
+	require.Eventually(t, func() bool { v, err := up(); return err == nil && v == 1 }, 30*time.Second, 200*time.Millisecond)
+	series, err := p.Query(`up{job="self"}`)
+	require.NoError(t, err)
+	require.Len(t, series, 1)
+	assert.Equal(t, "self", series[0].Labels["job"])
+	series, err = p.Query(`1 + 1`)
+	require.NoError(t, err)
+	assert.Equal(t, []Series{{Value: 2}}, series, "a scalar is one series without labels")
+	_, err = p.Query(`sum(`)
+	assert.ErrorContains(t, err, "sum(", "Prometheus refuses it, and the error names the query")
+	_, err = p.Query(`up[1m]`)
+	assert.ErrorContains(t, err, "a matrix answer")
 
 	require.NoError(t, p.Kill())
 	_, err = up()
 	assert.Error(t, err, "a killed prometheus must not answer")
 
 	require.NoError(t, p.Restart(ctx))
-	require.Eventually(t, func() bool { v, err := up(); return err == nil && v == "1" }, 30*time.Second, 200*time.Millisecond)
+	require.Eventually(t, func() bool { v, err := up(); return err == nil && v == 1 }, 30*time.Second, 200*time.Millisecond)
 }
 
 // A Prometheus with a web configuration serves HTTPS with its certificate and answers
