@@ -30,9 +30,8 @@ const (
 	EventConsolidationCanceled = controllerutils.Warning("ConsolidationCanceled")
 )
 
-// consolidationHistory is how long a consolidation drain is remembered in status: its shoots
-// count against the hourly budget, and a canceled seed is not chosen again meanwhile.
-const consolidationHistory = time.Hour
+// canceledSkip is how long a seed whose consolidation drain was given up is not chosen again.
+const canceledSkip = time.Hour
 
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=patch
 
@@ -51,7 +50,7 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *seedmanagementv1alpha1
 		st = &seedmanagementv1alpha1.ConsolidationStatus{}
 		sa.Status.Consolidation = st
 	}
-	st.Drains = recentDrains(st.Drains, now)
+	st.Drains = recentDrains(st.Drains, rules.MaxMigrationsPerHour, now)
 	aboveNeeds := d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
 	switch {
 	case !aboveNeeds:
@@ -113,15 +112,29 @@ func consolidationRules(sa *seedmanagementv1alpha1.SeedAutoscaler) (recommend.Co
 	return rules, true
 }
 
-// recentDrains keeps the drains of the last consolidationHistory.
-func recentDrains(drains []seedmanagementv1alpha1.ConsolidationDrain, now time.Time) []seedmanagementv1alpha1.ConsolidationDrain {
+// recentDrains keeps the drains status must remember: those the budget of perHour
+// migrations per hour has not paid for yet, and those canceled less than canceledSkip ago.
+func recentDrains(drains []seedmanagementv1alpha1.ConsolidationDrain, perHour int, now time.Time) []seedmanagementv1alpha1.ConsolidationDrain {
 	var out []seedmanagementv1alpha1.ConsolidationDrain
 	for _, dr := range drains {
-		if dr.StartTime != nil && now.Sub(dr.StartTime.Time) < consolidationHistory {
+		if dr.StartTime == nil {
+			continue
+		}
+		paid := pastDrain(dr).PaidAt(perHour)
+		if now.Before(paid) || now.Sub(dr.StartTime.Time) < canceledSkip {
 			out = append(out, dr)
 		}
 	}
-	return out
+	// The newest that fit status; drains go one after another, so a few are ever kept.
+	return out[max(0, len(out)-maxRememberedDrains):]
+}
+
+// maxRememberedDrains is the most drains status.consolidation.drains holds (its MaxItems).
+const maxRememberedDrains = 64
+
+// pastDrain is a drain of status as recommend.ChooseConsolidation reads it.
+func pastDrain(dr seedmanagementv1alpha1.ConsolidationDrain) recommend.PastDrain {
+	return recommend.PastDrain{Start: dr.StartTime.Time, Shoots: int(ptr.Deref(dr.Shoots, 0))}
 }
 
 // scaleAheadHolds says whether the forecast expects the set's capacity back within its
@@ -187,7 +200,7 @@ func (r *Reconciler) cancel(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 		}
 	}
 	if !found {
-		// Started more than an hour ago: remembered again, so it is not chosen at once.
+		// No longer remembered: remembered again, so it is not chosen at once.
 		st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: ms.Name, StartTime: &metav1.Time{Time: r.Clock.Now()}, Canceled: controllerutils.Truncate(why, 1024)})
 	}
 	logf.FromContext(ctx).Info("Consolidation canceled", "managedSeed", klog.KObj(ms), "why", why)
@@ -210,8 +223,8 @@ func (r *Reconciler) choose(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 		cin.AboveNeedsSince = st.AboveNeedsSince.Time
 	}
 	for _, dr := range st.Drains {
-		cin.MigrationsLastHour += int(ptr.Deref(dr.Shoots, 0))
-		if dr.Canceled != "" {
+		cin.Drains = append(cin.Drains, pastDrain(dr))
+		if dr.Canceled != "" && now.Sub(dr.StartTime.Time) < canceledSkip {
 			cin.Skip[dr.Seed] = "consolidation gave it up less than an hour ago"
 		}
 	}

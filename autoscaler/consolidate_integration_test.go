@@ -78,10 +78,17 @@ func TestConsolidationDrainsTheCheapestSeed(t *testing.T) {
 		return c != nil && len(c.Drains) == 1 && strings.HasPrefix(c.Drains[0].Canceled, "the scheduler cannot empty the seed: The drain is stuck")
 	}, timeout, tick)
 	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationCanceled", "Consolidation gave up draining seed consolidation-2"))
-	// Within the hour nothing else is drained: the canceled seed is left alone, the cheapest
-	// holds the opted-out shoot, and the last one's 30 shoots exceed what the budget of 25
-	// per hour leaves after the 20 of the canceled drain.
-	require.Never(t, func() bool { return drainAnnotation(t, f, "consolidation-0") != "" }, time.Second, tick)
+	// The canceled seed is left alone for an hour, the cheapest holds the opted-out shoot,
+	// and the budget of 25 migrations per hour pays for the 20 shoots of the canceled drain
+	// for 48 minutes from its start: until then the last seed is not drained.
+	f.clock.Step(40 * time.Minute)
+	require.Never(t, func() bool { return drainAnnotation(t, f, "consolidation-0") != "" }, 2*time.Second, tick)
+	// Once it has paid, the last seed is drained, although its 30 shoots exceed the hourly
+	// budget: the budget spaces drains out, it does not forbid large seeds.
+	f.clock.Step(10 * time.Minute)
+	require.Eventually(t, func() bool { return drainAnnotation(t, f, "consolidation-0") == "true" }, timeout, tick,
+		"a seed larger than the budget is drained once the budget has paid for the last drain")
+	assert.Empty(t, drainAnnotation(t, f, "consolidation-2"), "the canceled seed waits out its hour")
 }
 
 func drainAnnotation(t *testing.T, f *fixture, name string) string {

@@ -47,12 +47,24 @@ type ConsolidationInput struct {
 	// TargetUtilization is the shoots metric's target, a fraction (0.7 for 70%).
 	TargetUtilization float64
 	Seeds             []ConsolidationSeed
-	// MigrationsLastHour are the shoots of the seeds consolidation drained in the last hour.
-	MigrationsLastHour int
+	// Drains are the drains consolidation started that its budget may not have paid for yet.
+	Drains []PastDrain
 	// ScaleAheadHolds: the forecast expects the capacity back within its lead time.
 	ScaleAheadHolds bool
 	// Skip names seeds not to drain now, with why (a recent cancel, a shoot in its cool-down).
 	Skip map[string]string
+}
+
+// PastDrain is a drain consolidation started: when, and the shoots the seed held then.
+type PastDrain struct {
+	Start  time.Time
+	Shoots int
+}
+
+// PaidAt is when the budget of perHour migrations per hour has paid for the drain's shoots:
+// a drain of n shoots takes n/perHour hours of the budget from its start.
+func (d PastDrain) PaidAt(perHour int) time.Time {
+	return d.Start.Add(time.Duration(float64(d.Shoots) / float64(max(perHour, 1)) * float64(time.Hour)))
 }
 
 // ConsolidationChoice is the seed to drain, or why none.
@@ -68,10 +80,16 @@ type ConsolidationChoice struct {
 // ChooseConsolidation picks the seed to drain: the cheapest to empty first (the fewest
 // shoots to move for the seed it frees, then the name), only when the set has been above its
 // needs for the window, nothing is draining, the set stays at or above minReplicas, the
-// migrations fit the hourly budget, the forecast does not expect the capacity back, and the
-// other ready seeds hold every shoot of the set at or below the target utilization. Whether
-// each shoot passes the scheduler's filters on the other seeds is the scheduler's to check:
-// it moves none of the seed's shoots unless all find a place.
+// budget has paid for the drains before, the forecast does not expect the capacity back, and
+// the other ready seeds hold every shoot of the set at or below the target utilization.
+// Whether each shoot passes the scheduler's filters on the other seeds is the scheduler's to
+// check: it moves none of the seed's shoots unless all find a place.
+//
+// The budget is a rate: a drain of n shoots takes n/MaxMigrationsPerHour hours of it, and the
+// next drain waits until they have passed. A seed's shoots move together, so one drain may
+// move more than the hourly budget; over any longer time consolidation moves at most the
+// budget per hour, plus the seed it drains. A seed larger than the budget is drained all the
+// same, only less often.
 func ChooseConsolidation(in ConsolidationInput) ConsolidationChoice {
 	none := func(format string, args ...any) ConsolidationChoice {
 		return ConsolidationChoice{Message: fmt.Sprintf(format, args...)}
@@ -90,6 +108,12 @@ func ChooseConsolidation(in ConsolidationInput) ConsolidationChoice {
 		return none("scale-ahead expects the capacity back within its lead time")
 	case in.Current-1 < in.Min:
 		return none("one seed fewer would be below minReplicas %d", in.Min)
+	}
+	for _, d := range in.Drains {
+		if paid := d.PaidAt(in.Rules.MaxMigrationsPerHour); in.Now.Before(paid) {
+			return none("the budget of %d migrations per hour pays for the %d shoots of the drain started at %s until %s",
+				in.Rules.MaxMigrationsPerHour, d.Shoots, d.Start.UTC().Format(time.RFC3339), paid.UTC().Format(time.RFC3339))
+		}
 	}
 	candidates := make([]ConsolidationSeed, 0, len(in.Seeds))
 	total, capacity := 0, 0
@@ -111,24 +135,16 @@ func ChooseConsolidation(in ConsolidationInput) ConsolidationChoice {
 		}
 		return candidates[i].Name < candidates[j].Name
 	})
-	left := in.Rules.MaxMigrationsPerHour - in.MigrationsLastHour
 	why := ""
 	for _, c := range candidates {
-		if c.Shoots > left {
-			why = cmp.Or(why, fmt.Sprintf("draining the cheapest seed, %s, moves %d shoots, more than the %d left of the budget of %d per hour",
-				c.Name, c.Shoots, max(left, 0), in.Rules.MaxMigrationsPerHour))
-			break // the others cost more
-		}
 		remaining := capacity
 		if c.Ready {
 			remaining -= c.Allocatable
 		}
 		fits := int(math.Floor(float64(remaining)*in.TargetUtilization + 1e-9))
 		if total > fits {
-			if why != "" {
-				continue // say why the cheapest did not do
-			}
-			why = fmt.Sprintf("without seed %s the other seeds hold %d shoots at the target at most, fewer than the %d of the set", c.Name, fits, total)
+			// Say why the cheapest did not do.
+			why = cmp.Or(why, fmt.Sprintf("without seed %s the other seeds hold %d shoots at the target at most, fewer than the %d of the set", c.Name, fits, total))
 			continue
 		}
 		return ConsolidationChoice{Seed: c.Name, Shoots: c.Shoots, Message: fmt.Sprintf(

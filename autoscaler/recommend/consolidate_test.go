@@ -43,8 +43,15 @@ func TestChooseConsolidation(t *testing.T) {
 		{"a protected seed is not drained", with(func(in *ConsolidationInput) { in.Seeds[1].Protected = true }), "d",
 			"drains seed d: its 3 shoots move to the other seeds, which then hold the set's 16 shoots at 53% of their allocatable (target 70%)"},
 		{"a skipped seed is not drained", with(func(in *ConsolidationInput) { in.Skip = map[string]string{"b": "cool-down"} }), "d", ""},
-		{"the budget of the hour", with(func(in *ConsolidationInput) { in.MigrationsLastHour = 9 }), "",
-			"draining the cheapest seed, b, moves 2 shoots, more than the 1 left of the budget of 10 per hour"},
+		{"the budget has not paid for the last drain", with(func(in *ConsolidationInput) {
+			in.Drains = []PastDrain{{Start: now.Add(-2 * time.Hour), Shoots: 5}, {Start: now.Add(-time.Hour), Shoots: 15}} // paid at 12:30
+		}), "", "the budget of 10 migrations per hour pays for the 15 shoots of the drain started at 2026-01-01T11:00:00Z until 2026-01-01T12:30:00Z"},
+		{"the budget has paid for the drains before", with(func(in *ConsolidationInput) {
+			in.Drains = []PastDrain{{Start: now.Add(-90 * time.Minute), Shoots: 15}} // paid at 12:00
+		}), "b", ""},
+		{"a seed larger than the hourly budget is drained all the same", with(func(in *ConsolidationInput) {
+			in.Rules.MaxMigrationsPerHour = 1
+		}), "b", ""},
 		{"the others must hold the set at the target", with(func(in *ConsolidationInput) {
 			in.Seeds = []ConsolidationSeed{seed("a", 8), seed("b", 7), seed("c", 7)} // 22 shoots; two seeds hold 14
 			in.Current = 3

@@ -40,15 +40,13 @@ func DefaultLongLived() *LongLived {
 }
 
 // LongLivedConfig is the long-lived week: the benchmark's landscape and loop, a week of
-// long-lived and testing shoots placed by Gardener's spreading profile, and consolidation
-// with a budget of 50 migrations per hour (the API's default of 20 is less than a seed of
-// 50 at the target holds, so it would never drain one).
+// long-lived and testing shoots placed by Gardener's spreading profile, and consolidation as
+// the API defaults it.
 func LongLivedConfig() Config {
 	cfg := DefaultConfig(Trace{Shoots: make([]int, weekMinutes)})
 	cfg.LongLived = DefaultLongLived()
 	cfg.Spread = true
 	cfg.Consolidation = DefaultConsolidation()
-	cfg.Consolidation.Rules.MaxMigrationsPerHour = 50
 	return cfg
 }
 
@@ -272,17 +270,20 @@ func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
 		}
 		return
 	}
-	for len(l.drains) > 0 && r.now-l.drains[0].at >= time.Hour {
-		l.drains = l.drains[1:]
-	}
 	in := recommend.ConsolidationInput{Now: now, Rules: c.Rules, Current: current, Min: r.cfg.MinReplicas,
 		TargetUtilization: float64(r.target.UtilizationPercent) / 100, Skip: map[string]string{}}
 	if l.above {
 		in.AboveNeedsSince = r.epoch.Add(l.aboveSince)
 	}
+	kept := l.drains[:0]
 	for _, dr := range l.drains {
-		in.MigrationsLastHour += dr.shoots
+		past := recommend.PastDrain{Start: r.epoch.Add(dr.at), Shoots: dr.shoots}
+		if now.Before(past.PaidAt(c.Rules.MaxMigrationsPerHour)) { // paid drains are forgotten, as in status
+			kept = append(kept, dr)
+			in.Drains = append(in.Drains, past)
+		}
 	}
+	l.drains = kept
 	for id, at := range l.canceled {
 		if r.now-at < time.Hour {
 			in.Skip[fmt.Sprint(id)] = "canceled"

@@ -16,8 +16,10 @@ type Consolidation struct {
 	// +kubebuilder:validation:Minimum=60
 	// +kubebuilder:validation:Maximum=86400
 	WindowSeconds int32 `json:"windowSeconds,omitempty"`
-	// maxMigrationsPerHour bounds the shoots consolidation starts to move per hour, counted
-	// by the shoots of the seeds it drains; 1 to 10000, 20 when unset.
+	// maxMigrationsPerHour bounds the shoots consolidation moves per hour on average: a drain
+	// of n shoots holds the next drain back for n/maxMigrationsPerHour hours from its start,
+	// so a seed larger than the budget is drained all the same, only less often; 1 to 10000,
+	// 20 when unset.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10000
@@ -36,7 +38,8 @@ type ConsolidationStatus struct {
 	// too few removable seeds; unset while it is not.
 	// +optional
 	AboveNeedsSince *metav1.Time `json:"aboveNeedsSince,omitempty"`
-	// drains are the seeds consolidation drained in the last hour, newest last.
+	// drains are the seeds consolidation drained that the migration budget has not paid
+	// for yet, and those it gave up within the last hour, newest last.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
