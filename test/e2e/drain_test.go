@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +22,8 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/dashboards"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -64,6 +68,16 @@ func TestDrainEmptiesASeedAndTheSetRemovesIt(t *testing.T) {
 		return n
 	}
 	waitFor(func() bool { return onDrained() == 0 }, 4*time.Minute, "the drained seed still hosts shoots")
+	// The scheduler dashboard's panel shows the drained seed's shoots while it is drained.
+	root, err := testenv.RepositoryRoot()
+	require.NoError(t, err)
+	exprs, err := dashboards.Expressions(filepath.Join(root, "dashboards"))
+	require.NoError(t, err)
+	prom := promQuerier(t, st.Prometheus.URL)
+	waitFor(func() bool {
+		res, _, _, err := prom.Query(ctx, dashboards.Resolve(exprs[drainPanel], ".*"), time.Now())
+		return err == nil && strings.Contains(res.String(), fmt.Sprintf("seed=%q", drained))
+	}, time.Minute, "the drained seeds' panel never showed the drained seed")
 	for _, s := range tenantShoots(ctx, t, c) {
 		assert.NotNil(t, s.Spec.SeedName, "shoot %s lost its seed in the drain", s.Name)
 	}
@@ -79,6 +93,9 @@ func TestDrainEmptiesASeedAndTheSetRemovesIt(t *testing.T) {
 	assert.Equal(t, 50, len(tenantShoots(ctx, t, c))-unbound(ctx, t, c), "every remaining shoot is bound")
 	assert.Empty(t, w.Violations())
 }
+
+// drainPanel is the scheduler dashboard's query of the drained seeds' shoots.
+const drainPanel = "seedscaler / Scheduler / Drained seeds' shoots / target 0"
 
 // quietestSeed names the set's seed with the fewest tenant shoots.
 func quietestSeed(ctx context.Context, t *testing.T, c client.Client) string {
