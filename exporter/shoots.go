@@ -39,49 +39,20 @@ func newShootIndex() *shootIndex {
 // Handler returns informer event handlers that keep the index in step with the Shoot
 // informer, whose objects are shootInfo records (transformShoot). Other objects are ignored.
 func (x *shootIndex) Handler() toolscache.ResourceEventHandler {
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { x.observe(obj) },
-		UpdateFunc: func(_, obj any) { x.observe(obj) },
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				x.delete(tomb.Key)
-				return
-			}
-			if info, ok := obj.(*shootInfo); ok {
-				x.delete(info.key)
-			}
-		},
-	}
+	return usage.KeyedHandler(shootKey, x.observe, x.delete)
 }
 
 // usageHandler keeps a usage index in step with the Shoot informer's shootInfo records,
 // counting each shoot on its seeds as usage.SeedNames does.
 func usageHandler(index *usage.Index) toolscache.ResourceEventHandler {
-	set := func(obj any) {
-		if info, ok := obj.(*shootInfo); ok {
-			index.Set(info.key, usage.SeedNamesOf(info.seed, info.statusSeed))
-		}
-	}
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    set,
-		UpdateFunc: func(_, obj any) { set(obj) },
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				index.Delete(tomb.Key)
-				return
-			}
-			if info, ok := obj.(*shootInfo); ok {
-				index.Delete(info.key)
-			}
-		},
-	}
+	return usage.KeyedHandler(shootKey, func(info *shootInfo) {
+		index.Set(info.key, usage.SeedNamesOf(info.seed, info.statusSeed))
+	}, index.Delete)
 }
 
-func (x *shootIndex) observe(obj any) {
-	info, ok := obj.(*shootInfo)
-	if !ok {
-		return
-	}
+func shootKey(info *shootInfo) string { return info.key }
+
+func (x *shootIndex) observe(info *shootInfo) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.forget(info.key)

@@ -170,24 +170,30 @@ func (i *Index) ShootsOn(seed string) []string {
 // Handler returns informer event handlers that keep the index in step with a Shoot
 // informer. Objects that are not Shoots are ignored.
 func (i *Index) Handler() toolscache.ResourceEventHandler {
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { i.observe(obj) },
-		UpdateFunc: func(_, obj any) { i.observe(obj) },
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				i.Delete(tomb.Key)
-				return
-			}
-			if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
-				i.Delete(Key(shoot))
-			}
-		},
-	}
+	return KeyedHandler(Key, func(shoot *gardencorev1beta1.Shoot) { i.Set(Key(shoot), SeedNames(shoot)) }, i.Delete)
 }
 
-func (i *Index) observe(obj any) {
-	if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
-		i.Set(Key(shoot), SeedNames(shoot))
+// KeyedHandler returns informer event handlers for an informer of T, keyed namespace/name
+// like the informer's store: set gets every object the informer adds or updates, remove the
+// key of every object it deletes, that of a tombstone (a deletion the watch missed)
+// included. Objects of other types are ignored.
+func KeyedHandler[T any](key func(T) string, set func(T), remove func(key string)) toolscache.ResourceEventHandler {
+	observe := func(obj any) {
+		if o, ok := obj.(T); ok {
+			set(o)
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    observe,
+		UpdateFunc: func(_, obj any) { observe(obj) },
+		DeleteFunc: func(obj any) {
+			switch o := obj.(type) {
+			case toolscache.DeletedFinalStateUnknown:
+				remove(o.Key)
+			case T:
+				remove(key(o))
+			}
+		},
 	}
 }
 

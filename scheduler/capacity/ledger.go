@@ -149,29 +149,12 @@ func (l *Ledger) Reservations() int {
 // run on separate goroutines, and a release that overtook the index update would let a
 // seed be overcommitted for a moment.
 func (l *Ledger) Handler() toolscache.ResourceEventHandler {
-	index := l.index.Handler()
-	observe := func(obj any) {
-		if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
-			l.releaseCounted(usage.Key(shoot), usage.SeedNames(shoot))
-		}
-	}
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			index.OnAdd(obj, false)
-			observe(obj)
-		},
-		UpdateFunc: func(oldObj, obj any) {
-			index.OnUpdate(oldObj, obj)
-			observe(obj)
-		},
-		DeleteFunc: func(obj any) {
-			index.OnDelete(obj)
-			switch o := obj.(type) {
-			case toolscache.DeletedFinalStateUnknown:
-				l.Release(o.Key)
-			case *gardencorev1beta1.Shoot:
-				l.Release(usage.Key(o))
-			}
-		},
-	}
+	return usage.KeyedHandler(usage.Key, func(shoot *gardencorev1beta1.Shoot) {
+		key, seeds := usage.Key(shoot), usage.SeedNames(shoot)
+		l.index.Set(key, seeds)
+		l.releaseCounted(key, seeds)
+	}, func(key string) {
+		l.index.Delete(key)
+		l.Release(key)
+	})
 }
