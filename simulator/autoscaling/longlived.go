@@ -400,6 +400,24 @@ func RunLongLived(cfg Config, workers int) ([]LongLivedArm, error) {
 	return arms, nil
 }
 
+// MigrationsPerDay is the run's migrations per simulated day.
+func (r Result) MigrationsPerDay() float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return float64(r.Migrations) / (r.Duration.Hours() / 24)
+}
+
+// headlineOf is the headline of policy among results.
+func headlineOf(results []Result, policy Policy) (Headline, bool) {
+	for _, h := range Headlines(results) {
+		if h.Policy == policy {
+			return h, true
+		}
+	}
+	return Headline{}, false
+}
+
 // LongLivedMarkdown renders each arm's headline per policy (the run with the fewest
 // seed-hours that meets the service level) against the baseline: the reactive policy with
 // spread placement and empty-only scale-in.
@@ -413,31 +431,30 @@ func LongLivedMarkdown(arms []LongLivedArm) string {
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, policy := range LongLivedPolicies {
 		for _, arm := range arms {
-			for _, h := range Headlines(arm.Results) {
-				if h.Policy != policy {
-					continue
-				}
-				r := h.Run
-				target := fmt.Sprintf("%d%%", r.TargetPercent)
-				if !h.Met {
-					target += " (none meets the service level)"
-				}
-				perDay := float64(r.Migrations) / (r.Duration.Hours() / 24)
-				share := 0.0
-				if r.MeanShoots > 0 {
-					share = 100 * perDay / r.MeanShoots
-				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f | %+.1f%% | %.1f | %s | %.1f | %.2f%% | %d (%d) | %d | %d |\n",
-					policy, arm.Placement(), arm.ScaleIn(), target, r.SeedHours, 100*(r.SeedHours/base-1), r.AtTargetSeedHours,
-					seconds(r.P99Bind), perDay, share, r.Drains, r.CanceledDrains, r.Overcommits, r.ProtectedMoved)
+			h, ok := headlineOf(arm.Results, policy)
+			if !ok {
+				continue
 			}
+			r := h.Run
+			target := fmt.Sprintf("%d%%", r.TargetPercent)
+			if !h.Met {
+				target += " (none meets the service level)"
+			}
+			share := 0.0
+			if r.MeanShoots > 0 {
+				share = 100 * r.MigrationsPerDay() / r.MeanShoots
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f | %+.1f%% | %.1f | %s | %.1f | %.2f%% | %d (%d) | %d | %d |\n",
+				policy, arm.Placement(), arm.ScaleIn(), target, r.SeedHours, 100*(r.SeedHours/base-1), r.AtTargetSeedHours,
+				seconds(r.P99Bind), r.MigrationsPerDay(), share, r.Drains, r.CanceledDrains, r.Overcommits, r.ProtectedMoved)
 		}
 	}
 	return b.String()
 }
 
 // longLivedPerTarget renders the reactive policy's seed-hours at every target, per arm,
-// with what a set held exactly at that target costs.
+// with what a set held exactly at that target costs (the same in every arm: it follows the
+// demand alone).
 func longLivedPerTarget(arms []LongLivedArm) string {
 	var b strings.Builder
 	b.WriteString("| target | at the target |")
@@ -449,17 +466,16 @@ func longLivedPerTarget(arms []LongLivedArm) string {
 	}
 	b.WriteString("\n|" + strings.Repeat(" --- |", 2+len(arms)+len(arms)/2) + "\n")
 	for i, t := range Targets() {
-		var floor float64
-		var row strings.Builder
+		// The reactive policy's runs come first, one per target.
+		fmt.Fprintf(&b, "| %d%% | %.1f |", t, arms[0].Results[i].AtTargetSeedHours)
 		for _, arm := range arms {
-			r := arm.Results[i] // the reactive policy's runs come first, one per target
-			floor = r.AtTargetSeedHours
-			fmt.Fprintf(&row, " %.1f |", r.SeedHours)
+			r := arm.Results[i]
+			fmt.Fprintf(&b, " %.1f |", r.SeedHours)
 			if arm.Consolidation {
-				fmt.Fprintf(&row, " %.1f |", float64(r.Migrations)/(r.Duration.Hours()/24))
+				fmt.Fprintf(&b, " %.1f |", r.MigrationsPerDay())
 			}
 		}
-		fmt.Fprintf(&b, "| %d%% | %.1f |%s\n", t, floor, row.String())
+		b.WriteString("\n")
 	}
 	return b.String()
 }
