@@ -16,7 +16,7 @@ type Series struct {
 // Query runs an instant query on the runner's Prometheus, as the runner's own client, and
 // returns the series of the answer; a scalar answer is one series without labels.
 func (p *Prometheus) Query(query string) ([]Series, error) {
-	resp, err := p.newClient().Get(p.URL + "/api/v1/query?query=" + url.QueryEscape(query))
+	resp, err := p.http.Get(p.URL + "/api/v1/query?query=" + url.QueryEscape(query))
 	if err != nil {
 		return nil, err
 	}
