@@ -65,6 +65,8 @@ func BenchmarkWaitingEvents(b *testing.B) {
 	}
 }
 
+// waitFor polls cond in the benchmark's own goroutine: require.Eventually runs it in one of
+// its own, which the goroutine count it waits for would see.
 func waitFor(b *testing.B, cond func() bool) {
 	b.Helper()
 	deadline := time.Now().Add(time.Minute)
