@@ -21,12 +21,16 @@ HELM           = $(shell $(TOOLS) --dir helm)/helm
 PROMETHEUS     = $(shell $(TOOLS) --dir prometheus)/prometheus
 PROMTOOL       = $(shell $(TOOLS) --dir promtool)/promtool
 ENVTEST_DIR    = $(shell $(TOOLS) --dir envtest)
+GARDENER_DIR   = $(shell $(TOOLS) --dir gardener-apiserver)
 
 # What integration tests read to find the real binaries (internal/testing/testenv), and the image
 # the tests on the one-node cluster install.
 TEST_ENV = KUBEBUILDER_ASSETS=$(ENVTEST_DIR) SEEDSCALER_PROMETHEUS=$(PROMETHEUS) \
            SEEDSCALER_PROMTOOL=$(PROMTOOL) SEEDSCALER_HELM=$(HELM) \
-           SEEDSCALER_IMAGE=$(CURDIR)/bin/seedscaler-image.tar
+           SEEDSCALER_IMAGE=$(CURDIR)/bin/seedscaler-image.tar \
+           SEEDSCALER_GARDENER_APISERVER=$(GARDENER_DIR)/gardener-apiserver \
+           SEEDSCALER_GARDENER_SCHEDULER=$(GARDENER_DIR)/gardener-scheduler \
+           SEEDSCALER_GARDENER_CONTROLLER_MANAGER=$(GARDENER_DIR)/gardener-controller-manager
 
 # The one-node cluster (hack/cluster): the node runs these Debian packages besides the tool
 # cache's binaries, and keeps its state, data and logs in CLUSTER_DIR.
@@ -50,8 +54,8 @@ help: ## Show the targets.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-z-]+:.*##/ {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: tools
-tools: ## Build every tool binary into the cache (first run only: ~25 min on 2 cores).
-	$(TOOLS) controller-gen helm envtest prometheus promtool golangci-lint node
+tools: ## Build every tool binary into the cache (first run only: ~30 min on 2 cores).
+	$(TOOLS) controller-gen helm envtest prometheus promtool golangci-lint node gardener
 
 .PHONY: node-packages
 node-packages: ## Install the Debian packages the one-node cluster runs (containerd, runc, CNI plugins).

@@ -11,7 +11,9 @@
 # node components of the one-node cluster (hack/cluster): kubelet kube-controller-manager
 # kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader, or all
 # of them with kubectl as `node`; golangci-lint (with the kube-api-linter and logcheck
-# plugins, hack/tools/golangci-lint) for `make lint`.
+# plugins, hack/tools/golangci-lint) for `make lint`; Gardener's control plane
+# (gardener-apiserver gardener-controller-manager gardener-scheduler, or all three as
+# `gardener`) from hack/tools/gardener, for the tests and the demo against a real garden.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,6 +27,8 @@ CONTROLLER_GEN_VERSION=0.23.0
 COREDNS_VERSION=1.15.0      # hack/tools/coredns: a CoreDNS with the kubernetes plugin only
 GOLANGCI_LINT_VERSION=2.15.0  # hack/tools/golangci-lint: with the kubeapilinter and logcheck plugins
 PROMETHEUS_OPERATOR_VERSION=0.85.0
+GARDENER_VERSION=1.150.0  # hack/tools/gardener: github.com/gardener/gardener and its pkg/apis module
+GARDENER_TOOLS=(gardener-apiserver gardener-controller-manager gardener-scheduler)
 NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader)
 
 dir_of() {
@@ -38,7 +42,8 @@ dir_of() {
     controller-gen) echo "$cache/controller-gen-$CONTROLLER_GEN_VERSION" ;;
     golangci-lint) echo "$cache/golangci-lint-$GOLANGCI_LINT_VERSION" ;;
     envtest) echo "$cache/envtest-$KUBE_VERSION" ;;
-    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen golangci-lint envtest ${NODE_TOOLS[*]} node)" >&2; return 1 ;;
+    gardener-apiserver|gardener-controller-manager|gardener-scheduler) echo "$cache/gardener-$GARDENER_VERSION" ;;
+    *) echo "unknown tool '$1' (want one of: kube-apiserver etcd prometheus promtool helm controller-gen golangci-lint envtest ${NODE_TOOLS[*]} node ${GARDENER_TOOLS[*]} gardener)" >&2; return 1 ;;
   esac
 }
 
@@ -46,6 +51,10 @@ build() {
   local tool=$1 out
   if [ "$tool" = node ]; then
     local t; for t in "${NODE_TOOLS[@]}"; do build "$t"; done
+    return 0
+  fi
+  if [ "$tool" = gardener ]; then
+    local t; for t in "${GARDENER_TOOLS[@]}"; do build "$t"; done
     return 0
   fi
   out="$(dir_of "$tool")/$tool"
@@ -81,6 +90,14 @@ build() {
       local pov="-X github.com/prometheus/common/version.Version=$PROMETHEUS_OPERATOR_VERSION"
       (cd "$here/prometheus-operator" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $pov" -o "$tmp" \
         "github.com/prometheus-operator/prometheus-operator/cmd/$cmd") ;;
+    gardener-apiserver|gardener-controller-manager|gardener-scheduler)
+      # The version in hack/tools/gardener/go.mod must be the one the cache is named by.
+      (cd "$here/gardener" && [ "$(go list -m -f '{{.Version}}' github.com/gardener/gardener)" = "v$GARDENER_VERSION" ] ||
+        { echo "hack/tools/gardener/go.mod does not require gardener v$GARDENER_VERSION" >&2; exit 1; })
+      # Gardener stamps its version into component-base as its own release build does.
+      local gminor=${GARDENER_VERSION#*.}; gminor=${gminor%%.*}
+      local gv="-X k8s.io/component-base/version.gitVersion=v$GARDENER_VERSION -X k8s.io/component-base/version.gitMajor=${GARDENER_VERSION%%.*} -X k8s.io/component-base/version.gitMinor=$gminor"
+      (cd "$here/gardener" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $gv" -o "$tmp" "github.com/gardener/gardener/cmd/$tool") ;;
     etcd)
       (cd "$here/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" go.etcd.io/etcd/server/v3) ;;
     prometheus|promtool)

@@ -1,5 +1,6 @@
-// Package aggregation registers the adapter with a kube-apiserver's aggregation layer the
-// way the chart does, for runs without the chart: `seedscaler local` and the tests.
+// Package aggregation registers aggregated API servers with a kube-apiserver's aggregation
+// layer the way a chart does, for runs without one: the adapter in `seedscaler local` and the
+// tests, and gardener-apiserver in a test garden.
 package aggregation
 
 import (
@@ -18,12 +19,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// MetricsAPIs are the group versions the adapter serves, with the version priority the
-// chart gives each (v1beta2 is the preferred custom metrics version).
-var MetricsAPIs = []struct {
+// API is a group version an aggregated API server serves, with its version priority.
+type API struct {
 	schema.GroupVersion
 	VersionPriority int64
-}{
+}
+
+// MetricsAPIs are the group versions the adapter serves, with the version priority the
+// chart gives each (v1beta2 is the preferred custom metrics version).
+var MetricsAPIs = []API{
 	{schema.GroupVersion{Group: "custom.metrics.k8s.io", Version: "v1beta2"}, 200},
 	{schema.GroupVersion{Group: "custom.metrics.k8s.io", Version: "v1beta1"}, 100},
 	{schema.GroupVersion{Group: "external.metrics.k8s.io", Version: "v1beta1"}, 100},
@@ -40,11 +44,17 @@ func NewAPIService(name string) *unstructured.Unstructured {
 	return u
 }
 
-// RegisterLocal points the metrics APIs at an adapter listening on localhost:port: an
-// ExternalName Service namespace/name for "localhost" (the kube-apiserver resolves service
-// endpoints, so this reaches the loopback), and the APIServices with the CA that signed
-// the adapter's serving certificate. Existing APIServices of the same names are replaced.
+// RegisterLocal points the metrics APIs at an adapter listening on localhost:port (see
+// RegisterLocalAPIs).
 func RegisterLocal(ctx context.Context, c client.Client, namespace, name string, port int32, caBundle []byte) error {
+	return RegisterLocalAPIs(ctx, c, namespace, name, port, caBundle, MetricsAPIs)
+}
+
+// RegisterLocalAPIs points apis at a server listening on localhost:port: an ExternalName
+// Service namespace/name for "localhost" (the kube-apiserver resolves service endpoints, so
+// this reaches the loopback), and the APIServices with the CA that signed the server's
+// certificate. Existing APIServices of the same names are replaced.
+func RegisterLocalAPIs(ctx context.Context, c client.Client, namespace, name string, port int32, caBundle []byte, apis []API) error {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
@@ -55,7 +65,7 @@ func RegisterLocal(ctx context.Context, c client.Client, namespace, name string,
 	if err := c.Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	for _, api := range MetricsAPIs {
+	for _, api := range apis {
 		apiService := NewAPIService(APIServiceName(api.GroupVersion))
 		apiService.Object["spec"] = map[string]any{
 			"group": api.Group, "version": api.Version,
@@ -75,9 +85,15 @@ func RegisterLocal(ctx context.Context, c client.Client, namespace, name string,
 
 // WaitAvailable waits until the kube-apiserver reports every metrics APIService Available.
 func WaitAvailable(ctx context.Context, c client.Client, timeout time.Duration) error {
+	return WaitAPIsAvailable(ctx, c, MetricsAPIs, timeout)
+}
+
+// WaitAPIsAvailable waits until the kube-apiserver reports the APIService of every api
+// Available.
+func WaitAPIsAvailable(ctx context.Context, c client.Client, apis []API, timeout time.Duration) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		for _, api := range MetricsAPIs {
+		for _, api := range apis {
 			name := APIServiceName(api.GroupVersion)
 			apiService := NewAPIService(name)
 			if err := c.Get(ctx, client.ObjectKey{Name: name}, apiService); err != nil {
@@ -94,7 +110,7 @@ func WaitAvailable(ctx context.Context, c client.Client, timeout time.Duration) 
 		return true, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the metrics APIServices did not become available within %s (last: %s): %w", timeout, last, err)
+		return fmt.Errorf("the APIServices did not become available within %s (last: %s): %w", timeout, last, err)
 	}
 	return nil
 }

@@ -38,6 +38,10 @@ type Options struct {
 	// charts/seedscaler/files/seedmanagement-crds and Gardener's core CRDs in
 	// charts/seedscaler/files/core-crds.
 	CRDDirectory string
+	// CRDDirectories, when set, replace CRDDirectory: every directory's CRDs are installed.
+	// A garden installs only seedscaler's own groups, since gardener-apiserver serves
+	// Gardener's.
+	CRDDirectories []string
 	// ExtraAPIServerArgs are further kube-apiserver flags, name to value.
 	ExtraAPIServerArgs map[string]string
 }
@@ -68,7 +72,9 @@ func Start(opts Options) (*Environment, error) {
 		}
 	}
 	crdDirs := []string{opts.CRDDirectory}
-	if opts.CRDDirectory == "" {
+	if len(opts.CRDDirectories) > 0 {
+		crdDirs = opts.CRDDirectories
+	} else if opts.CRDDirectory == "" {
 		root, err := RepositoryRoot()
 		if err != nil {
 			return nil, err
@@ -137,6 +143,12 @@ func Start(opts Options) (*Environment, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// EtcdURL is the client URL of the environment's etcd, for an aggregated API server that
+// stores its objects there (gardener-apiserver, as in a garden).
+func (e *Environment) EtcdURL() string {
+	return e.env.ControlPlane.Etcd.URL.String()
 }
 
 // Stop stops the kube-apiserver and etcd.

@@ -1,0 +1,300 @@
+// Package garden starts a real Gardener garden for integration tests and local runs: envtest's
+// kube-apiserver and etcd with the aggregation layer, gardener-apiserver beside them (sharing
+// the etcd, as in a garden) registered through one APIService per Gardener group/version, with
+// the admission plugins a garden runs. gardener-scheduler and gardener-controller-manager run
+// as processes against it where a test needs them. Only seedscaler's own API groups are
+// installed as CRDs: Gardener's kinds are gardener-apiserver's.
+package garden
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seedscaler/seedscaler/internal/aggregation"
+	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/internal/process"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+)
+
+// APIs are the group versions gardener-apiserver serves, each registered with the
+// kube-apiserver's aggregation layer.
+var APIs = []aggregation.API{
+	{GroupVersion: schema.GroupVersion{Group: "core.gardener.cloud", Version: "v1beta1"}, VersionPriority: 100},
+	{GroupVersion: schema.GroupVersion{Group: "core.gardener.cloud", Version: "v1"}, VersionPriority: 10},
+	{GroupVersion: schema.GroupVersion{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1"}, VersionPriority: 100},
+	{GroupVersion: schema.GroupVersion{Group: "operations.gardener.cloud", Version: "v1alpha1"}, VersionPriority: 100},
+	{GroupVersion: schema.GroupVersion{Group: "security.gardener.cloud", Version: "v1alpha1"}, VersionPriority: 100},
+}
+
+// Service is where the APIServices send Gardener's groups: an ExternalName Service for
+// localhost, as for every aggregated server a test runs.
+const (
+	serviceNamespace = "kube-system"
+	serviceName      = "gardener-apiserver"
+)
+
+//go:embed base.yaml
+var baseObjects []byte
+
+// Options configure the garden.
+type Options struct {
+	// CRDDirectories hold seedscaler's own CRDs to install beside gardener-apiserver; when
+	// empty, the chart's CRDs of API groups no Gardener serves.
+	CRDDirectories []string
+	// DisableAdmissionPlugins are gardener-apiserver admission plugins a test turns off. A
+	// garden runs every default plugin; each one a test turns off must say why beside it.
+	DisableAdmissionPlugins []string
+	// LogDir receives the logs of Gardener's processes; a new temporary directory when empty.
+	LogDir string
+}
+
+// Garden is a running kube-apiserver, etcd and gardener-apiserver with the base objects of a
+// garden (base.yaml) created.
+type Garden struct {
+	*testenv.Environment
+	// Kubeconfig is an admin kubeconfig file for the garden, for Gardener's processes.
+	Kubeconfig string
+	// LogDir holds the logs of Gardener's processes.
+	LogDir string
+
+	apiServer *process.Process
+	processes []*process.Process
+}
+
+// Start starts the garden. Stop it with Stop.
+func Start(ctx context.Context, opts Options) (g *Garden, err error) {
+	apiServerBin, err := testenv.Tool("gardener-apiserver")
+	if err != nil {
+		return nil, err
+	}
+	crdDirs := opts.CRDDirectories
+	if len(crdDirs) == 0 {
+		if crdDirs, err = ownCRDDirectories(); err != nil {
+			return nil, err
+		}
+	}
+	env, err := testenv.Start(testenv.Options{Aggregation: true, CRDDirectories: crdDirs})
+	if err != nil {
+		return nil, err
+	}
+	g = &Garden{Environment: env, LogDir: opts.LogDir}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, g.Stop())
+		}
+	}()
+	if g.LogDir == "" {
+		if g.LogDir, err = os.MkdirTemp("", "seedscaler-garden-"); err != nil {
+			return g, err
+		}
+	}
+	kubeconfig, err := env.KubeconfigBytes()
+	if err != nil {
+		return g, err
+	}
+	g.Kubeconfig = filepath.Join(g.LogDir, "kubeconfig.yaml")
+	if err := os.WriteFile(g.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return g, err
+	}
+	if err := g.startAPIServer(ctx, apiServerBin, opts.DisableAdmissionPlugins); err != nil {
+		return g, err
+	}
+	// A client made before gardener-apiserver was registered may have cached that Gardener's
+	// groups do not exist; the garden's client is made after.
+	if g.Client, err = client.New(g.Config, client.Options{Scheme: g.Scheme}); err != nil {
+		return g, err
+	}
+	if err := g.Apply(ctx, baseObjects); err != nil {
+		return g, fmt.Errorf("creating the garden's base objects: %w", err)
+	}
+	return g, nil
+}
+
+// ownCRDDirectories are the chart's CRD folders of seedscaler's own API groups: those no
+// Gardener release serves, so a garden has them as CRDs.
+func ownCRDDirectories() ([]string, error) {
+	root, err := testenv.RepositoryRoot()
+	if err != nil {
+		return nil, err
+	}
+	return []string{filepath.Join(root, "charts", "seedscaler", "files", "autoscaling-crds")}, nil
+}
+
+func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []string) error {
+	ca, err := pki.NewCA("gardener-apiserver-ca")
+	if err != nil {
+		return err
+	}
+	serving, err := ca.NewServingCert("localhost", "127.0.0.1", serviceName+"."+serviceNamespace+".svc")
+	if err != nil {
+		return err
+	}
+	certFile, keyFile := filepath.Join(g.LogDir, "gardener-apiserver.crt"), filepath.Join(g.LogDir, "gardener-apiserver.key")
+	if err := os.WriteFile(certFile, serving.CertPEM, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(keyFile, serving.KeyPEM, 0o600); err != nil {
+		return err
+	}
+	port, err := testenv.FreePort()
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--etcd-servers=" + g.EtcdURL(),
+		"--tls-cert-file=" + certFile,
+		"--tls-private-key-file=" + keyFile,
+		"--cluster-identity=seedscaler-test-garden",
+		"--authentication-kubeconfig=" + g.Kubeconfig,
+		"--authorization-kubeconfig=" + g.Kubeconfig,
+		"--kubeconfig=" + g.Kubeconfig,
+		"--authorization-always-allow-paths=/healthz,/readyz,/livez",
+	}
+	if len(disabled) > 0 {
+		args = append(args, "--disable-admission-plugins="+strings.Join(disabled, ","))
+	}
+	g.apiServer = process.New("gardener-apiserver", bin, g.LogDir, args...)
+	if err := g.apiServer.Start(); err != nil {
+		return err
+	}
+	if err := aggregation.RegisterLocalAPIs(ctx, g.Client, serviceNamespace, serviceName, int32(port), ca.CertPEM(), APIs); err != nil {
+		return err
+	}
+	if err := aggregation.WaitAPIsAvailable(ctx, g.Client, APIs, 3*time.Minute); err != nil {
+		return fmt.Errorf("%w; gardener-apiserver's log ends:\n%s", err, g.apiServer.Tail(4096))
+	}
+	return nil
+}
+
+// StartScheduler runs gardener-scheduler against the garden with the given candidate
+// determination strategy (SameRegion or MinimalDistance). It places every shoot whose
+// spec.schedulerName is empty or default-scheduler. The garden stops it.
+func (g *Garden) StartScheduler(strategy string) (*process.Process, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	config := fmt.Sprintf(`apiVersion: scheduler.config.gardener.cloud/v1alpha1
+kind: SchedulerConfiguration
+clientConnection: {kubeconfig: %q, qps: 100, burst: 130}
+leaderElection: {leaderElect: false}
+logLevel: info
+logFormat: text
+server: {healthProbes: {port: %d}, metrics: {port: %d}}
+schedulers:
+  shoot: {concurrentSyncs: 1, candidateDeterminationStrategy: %s}
+`, g.Kubeconfig, ports[0], ports[1], strategy)
+	return g.run("gardener-scheduler", config)
+}
+
+// StartControllerManager runs gardener-controller-manager against the garden: its
+// ManagedSeedSet controller creates and removes the replicas of Gardener's ManagedSeedSets.
+// The garden stops it.
+func (g *Garden) StartControllerManager() (*process.Process, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	config := fmt.Sprintf(`apiVersion: controllermanager.config.gardener.cloud/v1alpha1
+kind: ControllerManagerConfiguration
+gardenClientConnection: {kubeconfig: %q, qps: 100, burst: 130}
+controllers:
+  managedSeedSet: {concurrentSyncs: 5, syncPeriod: 30s}
+leaderElection: {leaderElect: false}
+logLevel: info
+logFormat: text
+server: {healthProbes: {port: %d}, metrics: {port: %d}}
+`, g.Kubeconfig, ports[0], ports[1])
+	return g.run("gardener-controller-manager", config)
+}
+
+func (g *Garden) run(tool, config string) (*process.Process, error) {
+	bin, err := testenv.Tool(tool)
+	if err != nil {
+		return nil, err
+	}
+	configFile := filepath.Join(g.LogDir, tool+".yaml")
+	if err := os.WriteFile(configFile, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	p := process.New(tool, bin, g.LogDir, "--config="+configFile)
+	if err := p.Start(); err != nil {
+		return nil, err
+	}
+	g.processes = append(g.processes, p)
+	return p, nil
+}
+
+// freePorts are n free loopback ports for the health and metrics servers of a process.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, n)
+	for i := range ports {
+		port, err := testenv.FreePort()
+		if err != nil {
+			return nil, err
+		}
+		ports[i] = port
+	}
+	return ports, nil
+}
+
+// Apply creates every object of a multi-document YAML in order; a document's `status` is
+// then written through the status subresource as given, the way a gardenlet or a controller
+// would have written it. Objects that exist already are left as they are.
+func (g *Garden) Apply(ctx context.Context, docs []byte) error {
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(docs), 4096)
+	for i := 0; ; i++ {
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(&obj.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		status, hasStatus := obj.Object["status"]
+		if err := g.Client.Create(ctx, obj); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				continue
+			}
+			return fmt.Errorf("creating %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
+		}
+		if hasStatus {
+			obj.Object["status"] = status
+			if err := g.Client.Status().Update(ctx, obj); err != nil {
+				return fmt.Errorf("writing the status of %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
+			}
+		}
+	}
+}
+
+// Stop stops Gardener's processes, gardener-apiserver, the kube-apiserver and etcd.
+func (g *Garden) Stop() error {
+	for _, p := range g.processes {
+		p.Stop(10 * time.Second)
+	}
+	if g.apiServer != nil {
+		g.apiServer.Stop(10 * time.Second)
+	}
+	return g.Environment.Stop()
+}
+
