@@ -297,4 +297,3 @@ func (g *Garden) Stop() error {
 	}
 	return g.Environment.Stop()
 }
-
