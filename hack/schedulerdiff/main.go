@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/seedscaler/seedscaler/internal/testing/schedulerdiff"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
@@ -27,6 +30,7 @@ func main() {
 	report := flag.String("report", "report", "folder under which report/<timestamp>/ is written")
 	timeout := flag.Duration("shoot-timeout", time.Minute, "how long one shoot may take to be bound or reported unschedulable")
 	flag.Parse()
+	ctrl.SetLogger(logr.Discard()) // the report is the output; Gardener's and the parts' logs go to files
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *landscape, *strategy, *report, *timeout); err != nil {

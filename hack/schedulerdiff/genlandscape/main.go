@@ -26,6 +26,9 @@ const (
 	seedsPerProvider = 18
 	shoots           = 540
 	kubernetes       = "1.34.2"
+	// Gardener refuses spec.cloudProfileName from Kubernetes 1.34 on: shoots that name their
+	// profile the old way run the minor before.
+	kubernetesOld = "1.33.5"
 	timestamp        = "2026-01-01T00:00:00Z"
 	accessEU         = "eu-access-only"
 )
@@ -55,13 +58,14 @@ func main() {
 func run() error {
 	rng := rand.New(rand.NewPCG(20261127, 1))
 	var docs []obj
-	docs = append(docs, cloudProfiles()...)
+	profiles := cloudProfiles()
+	docs = append(docs, profiles...)
 	configs, err := regionConfigs()
 	if err != nil {
 		return err
 	}
 	docs = append(docs, configs...)
-	docs = append(docs, tenants()...)
+	docs = append(docs, tenants(profiles[1]["spec"].(obj))...)
 	docs = append(docs, seeds(rng)...)
 	docs = append(docs, tenantShoots(rng)...)
 
@@ -93,7 +97,7 @@ func cloudProfiles() []obj {
 		}
 		spec := obj{
 			"type":          p.name,
-			"kubernetes":    obj{"versions": []any{obj{"version": kubernetes}}},
+			"kubernetes":    obj{"versions": []any{obj{"version": kubernetes}, obj{"version": kubernetesOld}}},
 			"machineImages": []any{obj{"name": "gardenlinux", "versions": []any{obj{"version": "1877.1.0"}}}},
 			"machineTypes":  []any{obj{"name": "standard-4", "cpu": "4", "gpu": "0", "memory": "16Gi", "usable": true}},
 			"regions":       regions,
@@ -137,7 +141,10 @@ func regionConfigs() ([]obj, error) {
 	return docs, nil
 }
 
-func tenants() []obj {
+// tenants are the tenants' namespaces and Projects, and a NamespacedCloudProfile of gcp in the
+// first project whose status holds the profile as gardener-controller-manager computes it
+// from its parent (parent is gcp's spec; the landscape has no controller manager to do it).
+func tenants(parent obj) []obj {
 	var docs []obj
 	for _, p := range projects {
 		ns := "garden-" + p
@@ -150,7 +157,8 @@ func tenants() []obj {
 	// A NamespacedCloudProfile of gcp in the first project: its shoots name it instead.
 	docs = append(docs, obj{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "NamespacedCloudProfile",
 		"metadata": obj{"name": "gcp-custom", "namespace": "garden-" + projects[0]},
-		"spec":     obj{"parent": obj{"kind": "CloudProfile", "name": "gcp"}}})
+		"spec":     obj{"parent": obj{"kind": "CloudProfile", "name": "gcp"}},
+		"status":   obj{"cloudProfileSpec": parent}})
 	return docs
 }
 
@@ -247,6 +255,7 @@ func tenantShoots(rng *rand.Rand) []obj {
 			spec["cloudProfile"] = obj{"kind": "NamespacedCloudProfile", "name": "gcp-custom"}
 		case i%4 == 0:
 			spec["cloudProfileName"] = p.name
+			spec["kubernetes"] = obj{"version": kubernetesOld}
 		default:
 			spec["cloudProfile"] = obj{"kind": "CloudProfile", "name": p.name}
 		}

@@ -20,8 +20,10 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -118,11 +120,6 @@ func Start(ctx context.Context, opts Options) (g *Garden, err error) {
 	if err := g.startAPIServer(ctx, apiServerBin, opts.DisableAdmissionPlugins); err != nil {
 		return g, err
 	}
-	// A client made before gardener-apiserver was registered may have cached that Gardener's
-	// groups do not exist; the garden's client is made after.
-	if g.Client, err = client.New(g.Config, client.Options{Scheme: g.Scheme}); err != nil {
-		return g, err
-	}
 	if err := g.Apply(ctx, baseObjects); err != nil {
 		return g, fmt.Errorf("creating the garden's base objects: %w", err)
 	}
@@ -184,7 +181,35 @@ func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []stri
 	if err := aggregation.WaitAPIsAvailable(ctx, g.Client, APIs, 3*time.Minute); err != nil {
 		return fmt.Errorf("%w; gardener-apiserver's log ends:\n%s", err, g.apiServer.Tail(4096))
 	}
+	// A client made before gardener-apiserver was registered may have cached that Gardener's
+	// groups do not exist; the garden's client is made after.
+	if g.Client, err = client.New(g.Config, client.Options{Scheme: g.Scheme}); err != nil {
+		return err
+	}
+	// An APIService reports Available before every request through it succeeds: list a kind
+	// of each group until it answers, as Gardener's own test environment does.
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, api := range APIs {
+			list := &metav1.PartialObjectMetadataList{}
+			list.SetGroupVersionKind(api.WithKind(listKinds[api.Group]))
+			if err := g.Client.List(ctx, list, client.Limit(1)); err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("gardener-apiserver does not answer lists: %w; its log ends:\n%s", err, g.apiServer.Tail(4096))
+	}
 	return nil
+}
+
+// listKinds name a list kind of each Gardener group, to ask gardener-apiserver for.
+var listKinds = map[string]string{
+	"core.gardener.cloud":           "ProjectList",
+	"seedmanagement.gardener.cloud": "ManagedSeedList",
+	"operations.gardener.cloud":     "BastionList",
+	"security.gardener.cloud":       "CredentialsBindingList",
 }
 
 // StartScheduler runs gardener-scheduler against the garden with the given candidate
