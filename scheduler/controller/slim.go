@@ -1,8 +1,11 @@
 package controller
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -10,8 +13,9 @@ import (
 // about shoots without a seed, and keeps them whole (without managedFields). A bound shoot
 // it only counts on its seeds and, when its seed is drained, classifies; so a bound shoot
 // becomes what the usage index reads (usage.Counted) plus what that classification reads:
-// spec.schedulerName, the ManagedSeedSet label and owner reference of a replica's shoot,
-// the migration opt-out annotation, and the type and state of status.lastOperation. At
+// spec.schedulerName, the name of the ManagedSeedSet a replica's shoot belongs to
+// (membership.SetOf), the migration opt-out annotation, and the type and state of
+// status.lastOperation. At
 // 100,000 shoots that is a few hundred bytes a shoot instead of several kilobytes.
 //
 // Whoever needs more of a bound shoot (the drain deciding where it goes, the roll-back of
@@ -28,13 +32,8 @@ func SlimBoundShoots(obj any) (any, error) {
 	}
 	slim := usage.Counted(shoot)
 	slim.Spec.SchedulerName = shoot.Spec.SchedulerName
-	if set, ok := shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]; ok {
-		slim.Labels = map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: set}
-	}
-	for _, ref := range shoot.OwnerReferences {
-		if ref.Kind == "ManagedSeedSet" {
-			slim.OwnerReferences = append(slim.OwnerReferences, ref)
-		}
+	if set, ok := membership.SetOf(shoot); ok {
+		slim.OwnerReferences = []metav1.OwnerReference{setReference(set.Name)}
 	}
 	if v, ok := shoot.Annotations[gardencorev1beta1.AnnotationMigration]; ok {
 		slim.Annotations = map[string]string{gardencorev1beta1.AnnotationMigration: v}
@@ -43,4 +42,18 @@ func SlimBoundShoots(obj any) (any, error) {
 		slim.Status.LastOperation = &gardencorev1beta1.LastOperation{Type: op.Type, State: op.State}
 	}
 	return slim, nil
+}
+
+// The fields every setReference shares, so that a slim replica's shoot holds one string
+// of its own, the set's name.
+var (
+	setAPIVersion  = seedmanagementv1alpha1.GroupVersion.String()
+	controllerTrue = true
+)
+
+// setReference is the controller reference a slim replica's shoot keeps of its set: the
+// set's name and nothing else, which membership.SetOf reads like the shoot's own
+// reference or label.
+func setReference(name string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: setAPIVersion, Kind: "ManagedSeedSet", Name: name, Controller: &controllerTrue}
 }
