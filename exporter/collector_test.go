@@ -442,7 +442,7 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeed", strippedMarker: true,
 		"metadata": map[string]any{"namespace": "garden", "name": "soil-0", "ownerReferences": []any{map[string]any{
-			"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeedSet", "name": "soil", "controller": true,
+			"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeedSet", "name": "soil", "uid": "", "controller": true,
 		}}},
 	}, obj.(*unstructured.Unstructured).Object)
 

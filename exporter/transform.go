@@ -3,6 +3,7 @@ package exporter
 import (
 	"unique"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
@@ -86,9 +87,7 @@ func transformManagedSeed(obj any) (any, error) {
 	}
 	out := stripped(u)
 	if set, ok := membership.SetOf(u); ok {
-		setField(out.Object, []any{map[string]any{
-			"apiVersion": seedmanagementv1alpha1.GroupVersion.String(), "kind": "ManagedSeedSet", "name": set.Name, "controller": true,
-		}}, "metadata", "ownerReferences")
+		out.SetOwnerReferences([]metav1.OwnerReference{membership.Reference(set.Name)})
 	}
 	return out, nil
 }

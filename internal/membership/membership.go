@@ -50,6 +50,19 @@ func SetOf(obj metav1.Object) (types.NamespacedName, bool) {
 	return types.NamespacedName{}, false
 }
 
+// The fields every Reference shares, so that a reference costs one string of its own, the
+// set's name.
+var (
+	setAPIVersion  = seedmanagementv1alpha1.GroupVersion.String()
+	controllerTrue = true
+)
+
+// Reference is a controller reference to the named set and nothing else (no UID), which
+// SetOf reads back: what a cache that keeps only the set of a replica holds of it.
+func Reference(setName string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: setAPIVersion, Kind: setKind, Name: setName, Controller: &controllerTrue}
+}
+
 // IsReplica reports whether a Shoot or ManagedSeed belongs to a ManagedSeedSet (SetOf).
 func IsReplica(obj metav1.Object) bool {
 	_, ok := SetOf(obj)

@@ -57,6 +57,7 @@ func TestSetOf(t *testing.T) {
 		{"a Gardener replica's Shoot, by its controller reference", gardenerShoot, types.NamespacedName{Namespace: "garden", Name: "soil"}, true},
 		{"a Gardener replica's ManagedSeed, by its controller reference", gardenerManagedSeed, types.NamespacedName{Namespace: "garden", Name: "soil"}, true},
 		{"the controller reference wins over the label", bothWays, types.NamespacedName{Namespace: "garden", Name: "soil"}, true},
+		{"the reference a slim cache keeps", withRefs(membership.Reference("soil")), types.NamespacedName{Namespace: "garden", Name: "soil"}, true},
 		{"any version of the group", withRefs(controllerRef("seedmanagement.gardener.cloud/v1beta1", "ManagedSeedSet", "soil")), types.NamespacedName{Namespace: "garden", Name: "soil"}, true},
 		{"a replica seedscaler labeled before, by the label",
 			builders.MakeShoot("garden-a", "old-0").Labels(seedmanagementv1alpha1.LabelManagedSeedSet, "old").Obj(), types.NamespacedName{Namespace: "garden-a", Name: "old"}, true},

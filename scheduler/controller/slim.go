@@ -4,7 +4,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -33,7 +32,7 @@ func SlimBoundShoots(obj any) (any, error) {
 	slim := usage.Counted(shoot)
 	slim.Spec.SchedulerName = shoot.Spec.SchedulerName
 	if set, ok := membership.SetOf(shoot); ok {
-		slim.OwnerReferences = []metav1.OwnerReference{setReference(set.Name)}
+		slim.OwnerReferences = []metav1.OwnerReference{membership.Reference(set.Name)}
 	}
 	if v, ok := shoot.Annotations[gardencorev1beta1.AnnotationMigration]; ok {
 		slim.Annotations = map[string]string{gardencorev1beta1.AnnotationMigration: v}
@@ -42,18 +41,4 @@ func SlimBoundShoots(obj any) (any, error) {
 		slim.Status.LastOperation = &gardencorev1beta1.LastOperation{Type: op.Type, State: op.State}
 	}
 	return slim, nil
-}
-
-// The fields every setReference shares, so that a slim replica's shoot holds one string
-// of its own, the set's name.
-var (
-	setAPIVersion  = seedmanagementv1alpha1.GroupVersion.String()
-	controllerTrue = true
-)
-
-// setReference is the controller reference a slim replica's shoot keeps of its set: the
-// set's name and nothing else, which membership.SetOf reads like the shoot's own
-// reference or label.
-func setReference(name string) metav1.OwnerReference {
-	return metav1.OwnerReference{APIVersion: setAPIVersion, Kind: "ManagedSeedSet", Name: name, Controller: &controllerTrue}
 }
