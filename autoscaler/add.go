@@ -36,6 +36,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
 // ControllerName is the name of the SeedAutoscaler controller.
@@ -107,17 +108,18 @@ func SeedCapacityChanged() predicate.Predicate {
 }
 
 // MapSeedToAutoscalers maps a Seed to the SeedAutoscalers of every ManagedSeedSet whose
-// selector (status.selector, as its scale subresource publishes it) picks the seed. Sets
-// are few, and read from the cache.
+// spec.selector picks the seed: the selector a set's scale subresource serves (Gardener's
+// computes it from spec.selector, and a Gardener set has no status.selector), which must
+// match the seed template's labels. Sets are few, and read from the cache.
 func (r *Reconciler) MapSeedToAutoscalers(ctx context.Context, obj client.Object) []reconcile.Request {
 	sets := &seedmanagementv1alpha1.ManagedSeedSetList{}
-	if err := r.Client.List(ctx, sets); err != nil {
+	if err := r.Client.List(ctx, sets, client.UnsafeDisableDeepCopy); err != nil {
 		logf.FromContext(ctx).Error(err, "Listing the ManagedSeedSets for a Seed failed", "seed", klog.KObj(obj))
 		return nil
 	}
 	var out []reconcile.Request
 	for i := range sets.Items {
-		selector, err := labels.Parse(sets.Items[i].Status.Selector)
+		selector, err := metav1.LabelSelectorAsSelector(sets.Items[i].Spec.Selector.AsMetav1())
 		if err != nil || selector.Empty() || !selector.Matches(labels.Set(obj.GetLabels())) {
 			continue
 		}
@@ -200,7 +202,8 @@ func (r *Reconciler) setClients(mgr manager.Manager) error {
 
 // TargetChanged lets through the changes of a target that can change a decision: its spec
 // (replicas through /scale included), its annotations (the capacity hint) and its status
-// replicas and selector. The set controller's other status updates pass by.
+// replicas and selector (the selector seedscaler's CRD serves through /scale, which its set
+// controller writes). The set controller's other status updates pass by.
 func TargetChanged() predicate.Predicate {
 	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
 		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
@@ -225,9 +228,15 @@ func (r *Reconciler) MapSetToAutoscalers(ctx context.Context, obj client.Object)
 	return out
 }
 
-// CacheOptions keeps the metadata of the ManagedSeedSets' replica shoots only (labeled with
-// their set): the autoscaler reads a replica's shoot for its protect-from-deletion
-// annotation, and a cache of every shoot's metadata cost 41 MB at 60,000 tenant shoots.
+// CacheOptions keeps the metadata of the ManagedSeedSets' replica shoots, and of few others:
+// the autoscaler reads a replica's shoot for its protect-from-deletion annotation, and a
+// cache of every shoot's metadata cost 41 MB at 60,000 tenant shoots. A replica's shoot is
+// told by its owner reference, which no selector of a watch can match, so the cache holds
+//   - every shoot of the garden namespace (membership.GardenNamespace): Gardener keeps
+//     ManagedSeeds there only, so its sets and their replica shoots live there, beside
+//     few operator shoots and no tenant's;
+//   - elsewhere the shoots labeled with their set, as seedscaler's set controller labels
+//     its replicas in any namespace.
 func CacheOptions(opts *cache.Options) {
 	if opts.ByObject == nil {
 		opts.ByObject = map[client.Object]cache.ByObject{}
@@ -235,5 +244,8 @@ func CacheOptions(opts *cache.Options) {
 	hasSet, _ := labels.NewRequirement(seedmanagementv1alpha1.LabelManagedSeedSet, selection.Exists, nil)
 	shoots := &metav1.PartialObjectMetadata{}
 	shoots.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
-	opts.ByObject[shoots] = cache.ByObject{Label: labels.NewSelector().Add(*hasSet)}
+	opts.ByObject[shoots] = cache.ByObject{Namespaces: map[string]cache.Config{
+		membership.GardenNamespace: {LabelSelector: labels.Everything()},
+		cache.AllNamespaces:        {LabelSelector: labels.NewSelector().Add(*hasSet)},
+	}}
 }

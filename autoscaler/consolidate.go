@@ -20,6 +20,7 @@ import (
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
 // Events of consolidation.
@@ -293,7 +294,7 @@ func (r *Reconciler) unmovable(ctx context.Context, seed string, cooldown time.D
 		switch {
 		case shoot.Annotations[gardencorev1beta1.AnnotationMigration] == gardencorev1beta1.MigrationDisabled:
 			return fmt.Sprintf("shoot %s opted out of migration", key), nil
-		case shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet] != "":
+		case membership.IsReplica(&shoot):
 			return fmt.Sprintf("shoot %s is a ManagedSeedSet replica's", key), nil
 		}
 		if at, err := time.Parse(time.RFC3339, shoot.Annotations[gardencorev1beta1.AnnotationMigratedAt]); err == nil && now.Sub(at) < cooldown {

@@ -216,10 +216,12 @@ func pause(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32, d recommend
 func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, now time.Time) (recommend.Decision, *observation, recommend.Input, error) {
 	selector, err := labels.Parse(sc.Status.Selector)
 	if err != nil || selector.Empty() {
-		msg := fmt.Sprintf("the target's scale has no usable status.selector (%q), so the seeds of the target cannot be found and the replicas hold: the target's controller must publish a selector of its seeds", sc.Status.Selector)
+		problem := fmt.Sprintf("the target's scale has no usable status.selector (%q)", sc.Status.Selector)
 		if err != nil {
-			msg += ": " + err.Error()
+			problem += ": " + err.Error()
 		}
+		msg := problem + "; the seeds of the target cannot be found and the replicas hold: the target's scale subresource must serve a selector of its seeds " +
+			"(for a ManagedSeedSet its spec.selector: gardener-apiserver serves it, seedscaler's CRD serves the set's status.selector, which seedscaler's set controller writes)"
 		obs := &observation{current: sc.Spec.Replicas}
 		in := buildInput(sa, obs, now, r.MetricMaxAge)
 		return recommend.Hold(in, controllerutils.False(recommend.ReasonInvalidSelector, msg)), obs, in, nil

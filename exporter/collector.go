@@ -11,11 +11,14 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -103,8 +106,9 @@ var conditionStatuses = [...]string{"True", "False", "Unknown"}
 
 // Sources are the informer stores and indexes a Collector reads.
 type Sources struct {
-	// Seeds, ManagedSeedSets and SeedAutoscalers hold the transformed unstructured objects.
-	Seeds, ManagedSeedSets, SeedAutoscalers toolscache.Store
+	// Seeds, ManagedSeeds, ManagedSeedSets and SeedAutoscalers hold the transformed
+	// unstructured objects.
+	Seeds, ManagedSeeds, ManagedSeedSets, SeedAutoscalers toolscache.Store
 	// Usage counts the shoots on each seed.
 	Usage *usage.Index
 	// Shoots holds the shoot info series and unscheduled counts.
@@ -206,10 +210,9 @@ func (c *Collector) collectSeed(ch chan<- prometheus.Metric, seed *unstructured.
 				visible = "false"
 			}
 		}
-		labels := seed.GetLabels()
+		set := c.setOfSeed(seed)
 		ch <- prometheus.MustNewConstMetric(seedInfoDesc, prometheus.GaugeValue, 1,
-			name, provider, region, visible,
-			labels[seedmanagementv1alpha1.LabelManagedSeedSet], labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace])
+			name, provider, region, visible, set.Name, set.Namespace)
 	}
 
 	c.collectResources(ch, log, seedCapacityDesc, name, seed.Object, "capacity")
@@ -217,6 +220,19 @@ func (c *Collector) collectSeed(ch chan<- prometheus.Metric, seed *unstructured.
 	ch <- prometheus.MustNewConstMetric(seedUsageDesc, prometheus.GaugeValue,
 		float64(c.src.Usage.Count(name)), name, gardencorev1beta1.ResourceShoots)
 	c.collectConditions(ch, log, seedConditionDesc, nil, seed.Object, name)
+}
+
+// setOfSeed is the ManagedSeedSet of a seed (membership.SetOfSeed), by its ManagedSeed in
+// the ManagedSeed store; empty for a seed of no set.
+func (c *Collector) setOfSeed(seed *unstructured.Unstructured) types.NamespacedName {
+	var managedSeed metav1.Object
+	if obj, ok, _ := c.src.ManagedSeeds.GetByKey(membership.ManagedSeedOf(seed).String()); ok {
+		if u, isUnstructured := obj.(*unstructured.Unstructured); isUnstructured {
+			managedSeed = u
+		}
+	}
+	set, _ := membership.SetOfSeed(seed, managedSeed)
+	return set
 }
 
 // collectResources sends a series per resource of status.<field>, skipping values that

@@ -20,6 +20,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -36,6 +37,7 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	return &fixture{t: t, shoots: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc), src: Sources{
 		Seeds:           toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
+		ManagedSeeds:    toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
 		ManagedSeedSets: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
 		SeedAutoscalers: toolscache.NewStore(toolscache.MetaNamespaceKeyFunc),
 		Usage:           usage.NewIndex(),
@@ -72,6 +74,12 @@ func (f *fixture) addShoot(shoot *gardencorev1beta1.Shoot) {
 	require.NoError(f.t, f.shoots.Add(obj))
 	usageHandler(f.src.Usage).OnAdd(obj, true)
 	f.src.Shoots.Handler().OnAdd(obj, true)
+}
+
+func (f *fixture) addManagedSeed(ms *seedmanagementv1alpha1.ManagedSeed) {
+	obj, err := transformManagedSeed(toUnstructured(f.t, ms, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed").String()))
+	require.NoError(f.t, err)
+	require.NoError(f.t, f.src.ManagedSeeds.Add(obj))
 }
 
 func (f *fixture) addManagedSeedSet(set *seedmanagementv1alpha1.ManagedSeedSet) {
@@ -369,6 +377,33 @@ garden_seedautoscaler_condition_reason{condition="ScalingActive",name="eu",names
 	assert.Equal(t, 3, testutil.CollectAndCount(c, "garden_seedautoscaler_condition"), "the status series stay")
 }
 
+// A seed of a replica Gardener's set controller made carries no set label: garden_seed_info
+// names the set of its ManagedSeed (garden/<seed>, owned by the set). A seed seedscaler
+// labeled keeps its labels' set; a seed of no set has empty labels.
+func TestSeedInfoNamesTheSetOfTheSeedsManagedSeed(t *testing.T) {
+	f := newFixture(t)
+	set := &seedmanagementv1alpha1.ManagedSeedSet{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "soil", UID: "uid-soil"}}
+	f.addSeed(builders.MakeSeed("soil-0").Labels("seed.gardener.cloud/pool", "soil").Ready().Obj(), nil)
+	f.addManagedSeed(&seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{
+		Namespace: "garden", Name: "soil-0", Labels: map[string]string{"seed.gardener.cloud/pool": "soil"},
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"))},
+	}})
+	// A ManagedSeed of no set, elsewhere of the same name as its seed.
+	f.addSeed(builders.MakeSeed("lone").Ready().Obj(), nil)
+	f.addManagedSeed(&seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "lone"}})
+	f.addSeed(builders.MakeSeed("old-0").Labels(seedmanagementv1alpha1.LabelManagedSeedSet, "old",
+		seedmanagementv1alpha1.LabelManagedSeedSetNamespace, "garden-a", membership.LabelManagedSeedNamespace, "garden-a").Ready().Obj(), nil)
+
+	c := NewCollector(f.src, logr.Discard())
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(`
+# HELP garden_seed_info Information about a seed; the value is always 1.
+# TYPE garden_seed_info gauge
+garden_seed_info{managedseedset="",name="lone",namespace="",provider="gcp",region="europe-west1",visible="true"} 1
+garden_seed_info{managedseedset="old",name="old-0",namespace="garden-a",provider="gcp",region="europe-west1",visible="true"} 1
+garden_seed_info{managedseedset="soil",name="soil-0",namespace="garden",provider="gcp",region="europe-west1",visible="true"} 1
+`), "garden_seed_info"))
+}
+
 // The transforms keep what a scrape reads and nothing else.
 func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	seed := builders.MakeSeed("seed-a").Allocatable(100).Ready().Taint("a", "b").Labels("team", "x", seedmanagementv1alpha1.LabelManagedSeedSet, "set-1").Obj()
@@ -393,6 +428,23 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	again, err := transformSeed(u)
 	require.NoError(t, err)
 	assert.Same(t, u, again, "a stored object passes a second transform unchanged")
+
+	// A replica's ManagedSeed keeps its set's name, as a controller reference.
+	set := &seedmanagementv1alpha1.ManagedSeedSet{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "soil", UID: "uid-soil"}}
+	ms := &seedmanagementv1alpha1.ManagedSeed{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "soil-0", Labels: map[string]string{"team": "x"},
+			Annotations:     map[string]string{"big": strings.Repeat("x", 1000)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"))}},
+		Spec: seedmanagementv1alpha1.ManagedSeedSpec{Shoot: &seedmanagementv1alpha1.Shoot{Name: "soil-0"}},
+	}
+	obj, err = transformManagedSeed(toUnstructured(t, ms, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed").String()))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{
+		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeed", strippedMarker: true,
+		"metadata": map[string]any{"namespace": "garden", "name": "soil-0", "ownerReferences": []any{map[string]any{
+			"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeedSet", "name": "soil", "uid": "", "controller": true,
+		}}},
+	}, obj.(*unstructured.Unstructured).Object)
 
 	// A SeedAutoscaler's conditions keep their reason, not their message or times.
 	sa := &seedmanagementv1alpha1.SeedAutoscaler{

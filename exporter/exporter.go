@@ -26,11 +26,12 @@ import (
 
 // The exporter only reads, and only through informers.
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds;shoots,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets;seedautoscalers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds;managedseedsets;seedautoscalers,verbs=get;list;watch
 
 var (
 	seedsResource           = gardencorev1beta1.GroupVersion.WithResource("seeds")
 	shootsResource          = gardencorev1beta1.GroupVersion.WithResource("shoots")
+	managedSeedsResource    = seedmanagementv1alpha1.GroupVersion.WithResource("managedseeds")
 	managedSeedSetsResource = seedmanagementv1alpha1.GroupVersion.WithResource("managedseedsets")
 	seedAutoscalersResource = seedmanagementv1alpha1.GroupVersion.WithResource("seedautoscalers")
 )
@@ -87,6 +88,8 @@ func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock, opts ...
 	informers := []watched{
 		{seedsResource, transformSeed, &src.Seeds, nil},
 		{shootsResource, transformShoot, nil, []toolscache.ResourceEventHandler{usageHandler(src.Usage), src.Shoots.Handler()}},
+		// A seed's set is its ManagedSeed's (membership.SetOfSeed).
+		{managedSeedsResource, transformManagedSeed, &src.ManagedSeeds, nil},
 		{managedSeedSetsResource, transformManagedSeedSet, &src.ManagedSeedSets, nil},
 	}
 	if o.withoutSeedAutoscalers {

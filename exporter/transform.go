@@ -3,16 +3,18 @@ package exporter
 import (
 	"unique"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
 // The informers keep only what a scrape reads: at 100,000 shoots every byte per shoot is
 // 100 kB of heap. Transforms run once per object and event, before the object is stored.
 //
 // Shoots become the exporter's own small records (shootInfo): no quantities in what we
-// keep, so nothing can fail to parse. Seeds, sets and autoscalers are few;
+// keep, so nothing can fail to parse. Seeds, ManagedSeeds, sets and autoscalers are few;
 // they stay unstructured (only the fields we read) so that one malformed quantity in one
 // object is a skipped series and a counted error at scrape time, not a decode error that
 // stops the whole informer.
@@ -46,8 +48,9 @@ func transformShoot(obj any) (any, error) {
 	return info, nil
 }
 
-// transformSeed keeps a Seed's name, the set labels, provider, visibility, capacity,
-// allocatable and the type and status of its conditions.
+// transformSeed keeps a Seed's name, the labels membership reads (the namespace of its
+// ManagedSeed, and the set labels of seeds seedscaler labeled), provider, visibility,
+// capacity, allocatable and the type and status of its conditions.
 func transformSeed(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || isStripped(u) {
@@ -56,7 +59,7 @@ func transformSeed(obj any) (any, error) {
 	out := stripped(u)
 	if labels := u.GetLabels(); len(labels) > 0 {
 		kept := map[string]any{}
-		for _, key := range []string{seedmanagementv1alpha1.LabelManagedSeedSet, seedmanagementv1alpha1.LabelManagedSeedSetNamespace} {
+		for _, key := range []string{membership.LabelManagedSeedNamespace, seedmanagementv1alpha1.LabelManagedSeedSet, seedmanagementv1alpha1.LabelManagedSeedSetNamespace} {
 			if v, ok := labels[key]; ok {
 				kept[key] = v
 			}
@@ -71,6 +74,21 @@ func transformSeed(obj any) (any, error) {
 	copyField(u.Object, out.Object, "status", "capacity")
 	copyField(u.Object, out.Object, "status", "allocatable")
 	copyConditions(u.Object, out.Object, false)
+	return out, nil
+}
+
+// transformManagedSeed keeps a ManagedSeed's name and namespace and, for a replica, the
+// set it belongs to (membership.SetOf) as a controller reference naming the set and
+// nothing else: all a seed's garden_seed_info reads of it.
+func transformManagedSeed(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || isStripped(u) {
+		return obj, nil
+	}
+	out := stripped(u)
+	if set, ok := membership.SetOf(u); ok {
+		out.SetOwnerReferences([]metav1.OwnerReference{membership.Reference(set.Name)})
+	}
 	return out, nil
 }
 

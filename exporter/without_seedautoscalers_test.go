@@ -19,9 +19,10 @@ import (
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
-// A cluster that serves Seeds, Shoots and ManagedSeedSets but no SeedAutoscaler kind, as a
-// garden whose gardener-apiserver serves seedmanagement.gardener.cloud: without
-// SeedAutoscalers the exporter syncs, becomes ready and exports the seeds.
+// A cluster that serves Seeds, Shoots, ManagedSeeds and ManagedSeedSets but no
+// SeedAutoscaler kind, as a garden whose gardener-apiserver serves
+// seedmanagement.gardener.cloud: without SeedAutoscalers the exporter syncs, becomes ready
+// and exports the seeds.
 func TestExporterWithoutSeedAutoscalersIsReadyWhereTheKindIsNotServed(t *testing.T) {
 	root, err := testenv.RepositoryRoot()
 	require.NoError(t, err)
@@ -29,6 +30,7 @@ func TestExporterWithoutSeedAutoscalersIsReadyWhereTheKindIsNotServed(t *testing
 	for _, f := range []string{
 		"files/core-crds/core.gardener.cloud_seeds.yaml",
 		"files/core-crds/core.gardener.cloud_shoots.yaml",
+		"files/seedmanagement-crds/seedmanagement.gardener.cloud_managedseeds.yaml",
 		"files/seedmanagement-crds/seedmanagement.gardener.cloud_managedseedsets.yaml",
 	} {
 		data, err := os.ReadFile(filepath.Join(root, "charts", "seedscaler", f))

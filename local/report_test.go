@@ -24,7 +24,7 @@ import (
 
 func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 	replica := builders.MakeShoot("garden", "demo-0").SeedName("soil").Obj()
-	replica.OwnerReferences = []metav1.OwnerReference{{Kind: "ManagedSeedSet", Name: "demo"}}
+	replica.OwnerReferences = []metav1.OwnerReference{{APIVersion: seedmanagementv1alpha1.GroupVersion.String(), Kind: "ManagedSeedSet", Name: "demo", Controller: ptr.To(true)}}
 	shoots := []gardencorev1beta1.Shoot{
 		*builders.MakeShoot("p", "a").SeedName("demo-0").Obj(),
 		*builders.MakeShoot("p", "b").SeedName("demo-0").Obj(),

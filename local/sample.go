@@ -14,6 +14,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -58,24 +59,13 @@ func (s Sample) Utilization() float64 {
 	return float64(s.Usage) / float64(s.Allocatable)
 }
 
-// isReplica reports whether a shoot is a ManagedSeedSet's replica rather than a tenant's.
-func isReplica(shoot *gardencorev1beta1.Shoot) bool {
-	for _, ref := range shoot.OwnerReferences {
-		if ref.Kind == "ManagedSeedSet" {
-			return true
-		}
-	}
-	_, ok := shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]
-	return ok
-}
-
 // takeSample computes a Sample from the objects of the landscape. counts are the shoots per
 // seed (internal/usage). It takes no client and no clock.
 func takeSample(elapsed time.Duration, shoots []gardencorev1beta1.Shoot, seeds []gardencorev1beta1.Seed,
 	counts map[string]int, set *seedmanagementv1alpha1.ManagedSeedSet, sa *seedmanagementv1alpha1.SeedAutoscaler) Sample {
 	s := Sample{Elapsed: elapsed}
 	for i := range shoots {
-		if isReplica(&shoots[i]) {
+		if membership.IsReplica(&shoots[i]) {
 			continue
 		}
 		s.Demand++
@@ -151,7 +141,7 @@ func newWaitTracker() *waitTracker { return &waitTracker{seen: map[string]bool{}
 func (w *waitTracker) observe(now time.Time, shoots []gardencorev1beta1.Shoot) {
 	for i := range shoots {
 		sh := &shoots[i]
-		if isReplica(sh) || sh.Spec.SeedName == nil || *sh.Spec.SeedName == "" || w.seen[string(sh.UID)] {
+		if membership.IsReplica(sh) || sh.Spec.SeedName == nil || *sh.Spec.SeedName == "" || w.seen[string(sh.UID)] {
 			continue
 		}
 		w.seen[string(sh.UID)] = true

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
 // SeedShootPriority is the work queue priority of a ManagedSeedSet replica's shoot: above
@@ -24,26 +24,12 @@ import (
 // seeds came up minutes late. The seed's shoot goes first.
 const SeedShootPriority = 100
 
-// IsSeedShoot reports whether a shoot is a ManagedSeedSet replica's: owned by a set, or
-// labeled with the set it belongs to.
-func IsSeedShoot(obj client.Object) bool {
-	if _, ok := obj.GetLabels()[seedmanagementv1alpha1.LabelManagedSeedSet]; ok {
-		return true
-	}
-	for _, ref := range obj.GetOwnerReferences() {
-		if ref.Kind == "ManagedSeedSet" {
-			return true
-		}
-	}
-	return false
-}
-
-// seedShootsFirst enqueues the shoots of ManagedSeedSet replicas at SeedShootPriority. It
-// stands beside the controller's own shoot handler, with the same predicate: a request in
-// the queue twice is there once, at the higher priority.
+// seedShootsFirst enqueues the shoots of ManagedSeedSet replicas (membership.IsReplica) at
+// SeedShootPriority. It stands beside the controller's own shoot handler, with the same
+// predicate: a request in the queue twice is there once, at the higher priority.
 func seedShootsFirst() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	add := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], obj client.Object) {
-		if !IsSeedShoot(obj) {
+		if !membership.IsReplica(obj) {
 			return
 		}
 		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)}

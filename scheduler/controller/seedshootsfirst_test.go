@@ -34,7 +34,7 @@ func TestSeedShootsGoFirst(t *testing.T) {
 		create(builders.MakeShoot("garden-tenant", "t-"+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676))).Obj())
 	}
 	owned := builders.MakeShoot("garden", "set-0").Obj()
-	owned.OwnerReferences = []metav1.OwnerReference{{Kind: "ManagedSeedSet", Name: "set", APIVersion: seedmanagementv1alpha1.GroupVersion.String()}}
+	owned.OwnerReferences = []metav1.OwnerReference{{Kind: "ManagedSeedSet", Name: "set", APIVersion: seedmanagementv1alpha1.GroupVersion.String(), Controller: new(true)}}
 	create(owned)
 	labeled := builders.MakeShoot("garden", "other-0").Obj()
 	labeled.Labels = map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: "other"}
@@ -54,5 +54,4 @@ func TestSeedShootsGoFirst(t *testing.T) {
 	assert.Zero(t, priority)
 	q.Done(item)
 
-	assert.False(t, IsSeedShoot(builders.MakeShoot("garden-tenant", "plain").Obj()))
 }

@@ -1,8 +1,10 @@
 package controller
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -10,8 +12,9 @@ import (
 // about shoots without a seed, and keeps them whole (without managedFields). A bound shoot
 // it only counts on its seeds and, when its seed is drained, classifies; so a bound shoot
 // becomes what the usage index reads (usage.Counted) plus what that classification reads:
-// spec.schedulerName, the ManagedSeedSet label and owner reference of a replica's shoot,
-// the migration opt-out annotation, and the type and state of status.lastOperation. At
+// spec.schedulerName, the name of the ManagedSeedSet a replica's shoot belongs to
+// (membership.SetOf), the migration opt-out annotation, and the type and state of
+// status.lastOperation. At
 // 100,000 shoots that is a few hundred bytes a shoot instead of several kilobytes.
 //
 // Whoever needs more of a bound shoot (the drain deciding where it goes, the roll-back of
@@ -28,13 +31,8 @@ func SlimBoundShoots(obj any) (any, error) {
 	}
 	slim := usage.Counted(shoot)
 	slim.Spec.SchedulerName = shoot.Spec.SchedulerName
-	if set, ok := shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]; ok {
-		slim.Labels = map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: set}
-	}
-	for _, ref := range shoot.OwnerReferences {
-		if ref.Kind == "ManagedSeedSet" {
-			slim.OwnerReferences = append(slim.OwnerReferences, ref)
-		}
+	if set, ok := membership.SetOf(shoot); ok {
+		slim.OwnerReferences = []metav1.OwnerReference{membership.Reference(set.Name)}
 	}
 	if v, ok := shoot.Annotations[gardencorev1beta1.AnnotationMigration]; ok {
 		slim.Annotations = map[string]string{gardencorev1beta1.AnnotationMigration: v}

@@ -7,10 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
 	"github.com/seedscaler/seedscaler/scheduler/drain"
@@ -20,12 +22,14 @@ func TestSlimBoundShootsKeepsWhatCountingAndDrainingRead(t *testing.T) {
 	bound := builders.MakeShoot("garden-dev", "t-1").Provider("gcp", "europe-west1").CloudProfile("gcp").
 		SchedulerName("custom").SeedName("seed-b").StatusSeedName("seed-a").
 		LastOperation(gardencorev1beta1.LastOperationTypeMigrate, gardencorev1beta1.LastOperationStateFailed).
-		Labels("team", "x", seedmanagementv1alpha1.LabelManagedSeedSet, "set").
+		Labels("team", "x").
 		Annotations(gardencorev1beta1.AnnotationMigration, gardencorev1beta1.MigrationDisabled, "note", "a long text").Obj()
 	bound.Status.LastOperation.Description = "a long description"
+	// A replica's shoot as Gardener's set controller makes it: a controller reference, no
+	// set label.
 	bound.OwnerReferences = []metav1.OwnerReference{
-		{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: "set"},
 		{APIVersion: "v1", Kind: "ConfigMap", Name: "other"},
+		{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: "set", UID: "uid-set", Controller: new(true), BlockOwnerDeletion: new(true)},
 	}
 	bound.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "tenant"}}
 	bound.UID, bound.ResourceVersion, bound.Generation = "uid-1", "42", 3
@@ -40,7 +44,9 @@ func TestSlimBoundShootsKeepsWhatCountingAndDrainingRead(t *testing.T) {
 	assert.Equal(t, "42", slim.ResourceVersion, "a bind's patch is guarded by it")
 	assert.EqualValues(t, "uid-1", slim.UID)
 	assert.True(t, controller.Responsible(slim, "custom"))
-	assert.True(t, controller.IsSeedShoot(slim))
+	set, ok := membership.SetOf(slim)
+	assert.True(t, ok, "still a replica's shoot")
+	assert.Equal(t, types.NamespacedName{Namespace: "garden-dev", Name: "set"}, set)
 	back, failed := drain.FailedMigration(slim)
 	assert.True(t, failed)
 	assert.Equal(t, "seed-a", back)
@@ -49,14 +55,23 @@ func TestSlimBoundShootsKeepsWhatCountingAndDrainingRead(t *testing.T) {
 			"a drain of %s classifies it as the whole shoot", seed)
 	}
 
-	assert.Equal(t, map[string]string{seedmanagementv1alpha1.LabelManagedSeedSet: "set"}, slim.Labels)
+	assert.Nil(t, slim.Labels)
 	assert.Equal(t, map[string]string{gardencorev1beta1.AnnotationMigration: gardencorev1beta1.MigrationDisabled}, slim.Annotations)
-	assert.Equal(t, whole.OwnerReferences[:1], slim.OwnerReferences)
+	require.Len(t, slim.OwnerReferences, 1, "the set's reference only")
+	assert.Equal(t, "set", slim.OwnerReferences[0].Name)
+	assert.Empty(t, slim.OwnerReferences[0].UID, "the set's name only")
 	assert.Empty(t, slim.Status.LastOperation.Description)
 	assert.Empty(t, slim.Spec.Region)
 	assert.Empty(t, slim.Spec.Provider.Type)
 	assert.Nil(t, slim.Spec.CloudProfileName)
 	assert.Nil(t, slim.ManagedFields)
+
+	labeled := builders.MakeShoot("garden-dev", "old-0").SeedName("seed-a").Labels(seedmanagementv1alpha1.LabelManagedSeedSet, "old").Obj()
+	out, err = controller.SlimBoundShoots(labeled)
+	require.NoError(t, err)
+	set, ok = membership.SetOf(out.(*gardencorev1beta1.Shoot))
+	assert.True(t, ok, "a replica's shoot labeled by seedscaler's set controller stays one")
+	assert.Equal(t, types.NamespacedName{Namespace: "garden-dev", Name: "old"}, set)
 
 	unbound := builders.MakeShoot("garden-dev", "t-2").Provider("gcp", "europe-west1").Obj()
 	unbound.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "tenant"}}

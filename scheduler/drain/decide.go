@@ -15,8 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
 // Class is what a drain does with one shoot counted on the drained seed.
@@ -57,7 +57,9 @@ func Classify(shoot *gardencorev1beta1.Shoot, seed, schedulerName string, failed
 		return Verdict{Waiting, fmt.Sprintf("its control plane is still migrating here from seed %s", status)}
 	case shoot.Annotations[gardencorev1beta1.AnnotationMigration] == gardencorev1beta1.MigrationDisabled:
 		return Verdict{Protected, fmt.Sprintf("opted out by annotation %s=%s", gardencorev1beta1.AnnotationMigration, gardencorev1beta1.MigrationDisabled)}
-	case replicaShoot(shoot):
+	case membership.IsReplica(shoot):
+		// A seed runs in it: moving its control plane would move a seed's own cluster
+		// under its shoots.
 		return Verdict{Protected, "the shoot of a ManagedSeedSet replica (a seed's own cluster)"}
 	case schedulerOf(shoot) != schedulerName:
 		return Verdict{Protected, fmt.Sprintf("placed by scheduler %s, not this one", schedulerOf(shoot))}
@@ -70,20 +72,6 @@ func Classify(shoot *gardencorev1beta1.Shoot, seed, schedulerName string, failed
 			failedAt.UTC().Format(time.RFC3339), failedAt.Add(cooldown).UTC().Format(time.RFC3339))}
 	}
 	return Verdict{Movable, ""}
-}
-
-// replicaShoot reports whether a shoot is a ManagedSeedSet replica's: a seed runs in it,
-// so moving its control plane would move a seed's own cluster under its shoots.
-func replicaShoot(shoot *gardencorev1beta1.Shoot) bool {
-	if _, ok := shoot.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]; ok {
-		return true
-	}
-	for _, ref := range shoot.OwnerReferences {
-		if ref.Kind == "ManagedSeedSet" && strings.HasPrefix(ref.APIVersion, seedmanagementv1alpha1.GroupVersion.Group+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 func schedulerOf(shoot *gardencorev1beta1.Shoot) string {

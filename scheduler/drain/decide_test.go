@@ -27,7 +27,8 @@ func TestClassify(t *testing.T) {
 	deleted := running().Obj()
 	deleted.DeletionTimestamp = &metav1.Time{Time: now}
 	owned := running().Obj()
-	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: "set"}}
+	// As Gardener's set controller makes it: a controller reference, no set label.
+	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: "set", Controller: new(true)}}
 	tests := []struct {
 		name     string
 		shoot    *gardencorev1beta1.Shoot

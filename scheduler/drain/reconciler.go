@@ -22,6 +22,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
@@ -202,15 +203,11 @@ func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed
 	if gardencorev1beta1.Draining(seed.Annotations) {
 		return drainer{"Seed " + seed.Name, seed.Annotations[gardencorev1beta1.AnnotationDrainReason]}, true, nil
 	}
-	ns, ok := seed.Labels[labelManagedSeedNamespace]
-	if !ok {
-		return drainer{}, false, nil
-	}
 	ms := &seedmanagementv1alpha1.ManagedSeed{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: seed.Name}, ms); err != nil {
+	if err := r.Client.Get(ctx, membership.ManagedSeedOf(seed), ms); err != nil {
 		return drainer{}, false, client.IgnoreNotFound(err)
 	}
-	d := drainer{fmt.Sprintf("ManagedSeed %s/%s", ns, ms.Name), ms.Annotations[gardencorev1beta1.AnnotationDrainReason]}
+	d := drainer{fmt.Sprintf("ManagedSeed %s/%s", ms.Namespace, ms.Name), ms.Annotations[gardencorev1beta1.AnnotationDrainReason]}
 	return d, gardencorev1beta1.Draining(ms.Annotations), nil
 }
 
@@ -278,10 +275,6 @@ func (r *Reconciler) otherSeeds(drained string) []*framework.SeedInfo {
 // shoot has such a key, so they never release a real reservation.
 const dryRunPrefix = "consolidation-trial:"
 
-// labelManagedSeedNamespace is the label the seed controller puts on the Seeds it
-// registers, naming the namespace of their ManagedSeed (named like the Seed).
-const labelManagedSeedNamespace = "seedmanagement.gardener.cloud/managedseed-namespace"
-
 // shootsOn lists the shoots of a field index value from the cache, sorted by key.
 func (r *Reconciler) shootsOn(ctx context.Context, index, seed string) ([]*gardencorev1beta1.Shoot, error) {
 	list := &gardencorev1beta1.ShootList{}
@@ -334,15 +327,9 @@ func (r *Reconciler) startedNotSeen(ctx context.Context) (map[string]startedMigr
 // ManagedSeedSet (for a seed of no set, out of the seed alone): those the cache shows, and
 // those started but not shown yet.
 func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1beta1.Seed, started map[string]startedMigration) (int, error) {
-	set, ns := seed.Labels[seedmanagementv1alpha1.LabelManagedSeedSet], seed.Labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace]
-	members := []string{seed.Name}
-	if set != "" {
-		members = members[:0]
-		for _, s := range r.Scheduler.Seeds() {
-			if s.Labels[seedmanagementv1alpha1.LabelManagedSeedSet] == set && s.Labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace] == ns {
-				members = append(members, s.Name)
-			}
-		}
+	members, err := r.seedsOfSet(ctx, seed)
+	if err != nil {
+		return 0, err
 	}
 	inFlight := map[string]bool{}
 	for _, m := range members {
@@ -360,6 +347,37 @@ func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1b
 		}
 	}
 	return len(inFlight), nil
+}
+
+// seedsOfSet names the seed and the scheduler's other seeds of its ManagedSeedSet
+// (membership.SetOfSeed: a seed is in the set of its ManagedSeed), or the seed alone when
+// it belongs to no set. ManagedSeeds are one a seed: one list of them from the cache.
+func (r *Reconciler) seedsOfSet(ctx context.Context, seed *gardencorev1beta1.Seed) ([]string, error) {
+	list := &seedmanagementv1alpha1.ManagedSeedList{}
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing the ManagedSeeds from the cache: %w", err)
+	}
+	managedSeeds := make(map[types.NamespacedName]*seedmanagementv1alpha1.ManagedSeed, len(list.Items))
+	for i := range list.Items {
+		managedSeeds[client.ObjectKeyFromObject(&list.Items[i])] = &list.Items[i]
+	}
+	setOf := func(s *gardencorev1beta1.Seed) (types.NamespacedName, bool) {
+		if ms, ok := managedSeeds[membership.ManagedSeedOf(s)]; ok {
+			return membership.SetOfSeed(s, ms)
+		}
+		return membership.SetOfSeed(s, nil)
+	}
+	set, ok := setOf(seed)
+	if !ok {
+		return []string{seed.Name}, nil
+	}
+	members := []string{seed.Name}
+	for _, s := range r.Scheduler.Seeds() {
+		if other, ok := setOf(s.Seed); ok && other == set && s.Name != seed.Name {
+			members = append(members, s.Name)
+		}
+	}
+	return members, nil
 }
 
 // migrate decides a new seed for a shoot with the scheduler's filters and strategy (the

@@ -15,6 +15,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -88,7 +89,7 @@ func SeedNamesOf(obj client.Object) []string {
 
 // MapSeedToManagedSeed maps a Seed to the ManagedSeed that registered it.
 func MapSeedToManagedSeed(_ context.Context, obj client.Object) []reconcile.Request {
-	ns, ok := obj.GetLabels()[LabelManagedSeedNamespace]
+	ns, ok := obj.GetLabels()[membership.LabelManagedSeedNamespace]
 	if !ok || ns == "" {
 		return nil
 	}

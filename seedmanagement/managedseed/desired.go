@@ -11,13 +11,8 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
-
-// LabelManagedSeedNamespace on a Seed names the namespace of the ManagedSeed it was
-// registered from; the ManagedSeed has the Seed's name. A cluster-scoped Seed cannot have
-// a namespaced owner reference (the garbage collector would delete it at once), so this
-// label is the back-pointer, and the ManagedSeed's finalizer deletes the Seed.
-const LabelManagedSeedNamespace = "seedmanagement.gardener.cloud/managedseed-namespace"
 
 // Reasons of the ShootReconciled condition.
 const (
@@ -113,12 +108,12 @@ func DesiredSeed(ms *seedmanagementv1alpha1.ManagedSeed) (*gardencorev1beta1.See
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[LabelManagedSeedNamespace] = ms.Namespace
+	labels[membership.LabelManagedSeedNamespace] = ms.Namespace
 	delete(labels, seedmanagementv1alpha1.LabelManagedSeedSet)
 	delete(labels, seedmanagementv1alpha1.LabelManagedSeedSetNamespace)
-	if set := ms.Labels[seedmanagementv1alpha1.LabelManagedSeedSet]; set != "" {
-		labels[seedmanagementv1alpha1.LabelManagedSeedSet] = set
-		labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace] = ms.Namespace
+	if set, ok := membership.SetOf(ms); ok {
+		labels[seedmanagementv1alpha1.LabelManagedSeedSet] = set.Name
+		labels[seedmanagementv1alpha1.LabelManagedSeedSetNamespace] = set.Namespace
 	}
 	seed := &gardencorev1beta1.Seed{
 		ObjectMeta: metav1.ObjectMeta{
@@ -151,7 +146,7 @@ func KeepDrainAnnotations(desired, existing map[string]string) map[string]string
 
 // RegisteredBy reports whether seed was registered by the ManagedSeed ms.
 func RegisteredBy(seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed) bool {
-	ns, ok := seed.Labels[LabelManagedSeedNamespace]
+	ns, ok := seed.Labels[membership.LabelManagedSeedNamespace]
 	return ok && ns == ms.Namespace && seed.Name == ms.Name
 }
 

@@ -11,6 +11,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
 func TestShootReconciled(t *testing.T) {
@@ -59,7 +60,7 @@ func TestDesiredSeed(t *testing.T) {
 				Labels: map[string]string{
 					"foo": "bar",
 					// A template cannot claim another owner or set.
-					LabelManagedSeedNamespace:                  "elsewhere",
+					membership.LabelManagedSeedNamespace:       "elsewhere",
 					seedmanagementv1alpha1.LabelManagedSeedSet: "other",
 				},
 				Annotations: map[string]string{"note": "hi"},
@@ -71,8 +72,8 @@ func TestDesiredSeed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ms-0", seed.Name)
 	assert.Equal(t, map[string]string{
-		"foo":                     "bar",
-		LabelManagedSeedNamespace: "garden",
+		"foo":                                "bar",
+		membership.LabelManagedSeedNamespace: "garden",
 		seedmanagementv1alpha1.LabelManagedSeedSet:          "set",
 		seedmanagementv1alpha1.LabelManagedSeedSetNamespace: "garden",
 	}, seed.Labels)
@@ -90,8 +91,21 @@ func TestDesiredSeed(t *testing.T) {
 	}
 	seed, err = DesiredSeed(fromGardenlet)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{LabelManagedSeedNamespace: "p"}, seed.Labels, "no set labels without a set")
+	assert.Equal(t, map[string]string{membership.LabelManagedSeedNamespace: "p"}, seed.Labels, "no set labels without a set")
 	assert.Equal(t, spec, seed.Spec)
+
+	// A replica's ManagedSeed as Gardener's set controller makes it: no set label, a
+	// controller reference to the set.
+	owned := fromGardenlet.DeepCopy()
+	set := &seedmanagementv1alpha1.ManagedSeedSet{ObjectMeta: metav1.ObjectMeta{Namespace: "p", Name: "soil", UID: "uid-soil"}}
+	owned.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"))}
+	ownedSeed, err := DesiredSeed(owned)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		membership.LabelManagedSeedNamespace:                "p",
+		seedmanagementv1alpha1.LabelManagedSeedSet:          "soil",
+		seedmanagementv1alpha1.LabelManagedSeedSetNamespace: "p",
+	}, ownedSeed.Labels, "the set of the owner reference")
 
 	other := fromGardenlet.DeepCopy()
 	other.Namespace = "q"

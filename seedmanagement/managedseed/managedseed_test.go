@@ -20,6 +20,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
@@ -157,7 +158,7 @@ func TestManagedSeedWaitsForItsShootThenRegistersTheSeedFromItsTemplate(t *testi
 
 	seed, err := getSeed(ctx, name)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"foo": "bar", LabelManagedSeedNamespace: ns}, seed.Labels)
+	assert.Equal(t, map[string]string{"foo": "bar", membership.LabelManagedSeedNamespace: ns}, seed.Labels)
 	assert.Equal(t, map[string]string{"example.com/note": "from the template"}, seed.Annotations)
 	assert.Equal(t, "europe-west1", seed.Spec.Provider.Region)
 	assert.Equal(t, []string{"a", "b", "c"}, seed.Spec.Provider.Zones)
@@ -206,8 +207,8 @@ func TestSeedFromGardenletConfigGetsItsResourcesAndSetLabels(t *testing.T) {
 			return
 		}
 		assert.Equal(c, map[string]string{
-			"from":                    "gardenlet",
-			LabelManagedSeedNamespace: ns,
+			"from":                               "gardenlet",
+			membership.LabelManagedSeedNamespace: ns,
 			seedmanagementv1alpha1.LabelManagedSeedSet:          "set-a",
 			seedmanagementv1alpha1.LabelManagedSeedSetNamespace: ns,
 		}, seed.Labels)
@@ -257,7 +258,7 @@ func TestTemplateChangeUpdatesTheSeed(t *testing.T) {
 		if !assert.NoError(c, err) {
 			return
 		}
-		assert.Equal(c, map[string]string{"baz": "qux", LabelManagedSeedNamespace: ns}, seed.Labels, "labels follow the template, removed ones go")
+		assert.Equal(c, map[string]string{"baz": "qux", membership.LabelManagedSeedNamespace: ns}, seed.Labels, "labels follow the template, removed ones go")
 		assert.Equal(c, []gardencorev1beta1.SeedTaint{{Key: "seed.gardener.cloud/protected"}}, seed.Spec.Taints)
 		assert.Equal(c, []string{"a", "b", "c", "d"}, seed.Spec.Provider.Zones)
 		assert.Equal(c, seed.Generation, seed.Status.ObservedGeneration)

@@ -28,6 +28,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -134,7 +135,7 @@ func (r *Reconciler) registerSeed(ctx context.Context, ms *seedmanagementv1alpha
 	seed, created, updated, err := r.applySeed(ctx, ms, desired)
 	if errors.Is(err, errSeedConflict) {
 		msg := fmt.Sprintf("Seed %s exists but was not registered by this ManagedSeed (its label %s is not %q): rename the ManagedSeed or remove the other seed.",
-			ms.Name, LabelManagedSeedNamespace, ms.Namespace)
+			ms.Name, membership.LabelManagedSeedNamespace, ms.Namespace)
 		if changed := r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonSeedConflict, msg)); changed {
 			controllerutils.Event(r.Recorder, ms, nil, EventSeedConflict, "Register", "%s", msg)
 		}
