@@ -35,8 +35,9 @@ type Options struct {
 	// certificate, and routes aggregated APIs to service endpoints, so APIServices work.
 	Aggregation bool
 	// CRDDirectory holds the CRDs to install; when empty, the chart's:
-	// charts/seedscaler/files/seedmanagement-crds and Gardener's core CRDs in
-	// charts/seedscaler/files/core-crds.
+	// charts/seedscaler/files/seedmanagement-crds, Gardener's core CRDs in
+	// charts/seedscaler/files/core-crds and the SeedAutoscaler's in
+	// charts/seedscaler/files/autoscaling-crds.
 	CRDDirectory string
 	// ExtraAPIServerArgs are further kube-apiserver flags, name to value.
 	ExtraAPIServerArgs map[string]string
@@ -76,6 +77,7 @@ func Start(opts Options) (*Environment, error) {
 		crdDirs = []string{
 			filepath.Join(root, "charts", "seedscaler", "files", "seedmanagement-crds"),
 			filepath.Join(root, "charts", "seedscaler", "files", "core-crds"),
+			filepath.Join(root, "charts", "seedscaler", "files", "autoscaling-crds"),
 		}
 	}
 
