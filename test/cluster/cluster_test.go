@@ -268,7 +268,7 @@ func TestChartOnARealNode(t *testing.T) {
 		return err == nil && len(pods.Items) == 0, fmt.Sprintf("%d pods", len(pods.Items))
 	})
 	assert.Empty(t, leftovers(ctx, t), "objects of the release left after helm uninstall")
-	for _, crd := range []string{"managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.seedmanagement.gardener.cloud"} {
+	for _, crd := range []string{"managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.autoscaling.seedscaler.io"} {
 		_, err := dynamic.NewForConfigOrDie(cfg).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
 			Get(ctx, crd, metav1.GetOptions{})
 		assert.NoError(t, err, "the CRD %s must survive uninstall", crd)
