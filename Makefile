@@ -70,11 +70,13 @@ generate: ## Regenerate deepcopy functions and CRDs from the API types.
 	$(TOOLS) controller-gen
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	@# Every CRD is a chart template switched per API group (crds.gardenerCore,
-	@# crds.seedManagement), not crds/: a garden cluster already serves both groups.
-	rm -rf charts/seedscaler/files/core-crds charts/seedscaler/files/seedmanagement-crds
-	mkdir -p charts/seedscaler/files/core-crds
+	@# crds.seedManagement, crds.autoscaling), not crds/: a garden cluster already serves
+	@# Gardener's two groups, and no Gardener release serves autoscaling.seedscaler.io.
+	rm -rf charts/seedscaler/files/core-crds charts/seedscaler/files/seedmanagement-crds charts/seedscaler/files/autoscaling-crds
+	mkdir -p charts/seedscaler/files/core-crds charts/seedscaler/files/autoscaling-crds
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=charts/seedscaler/files/seedmanagement-crds
 	mv charts/seedscaler/files/seedmanagement-crds/core.gardener.cloud_*.yaml charts/seedscaler/files/core-crds/
+	mv charts/seedscaler/files/seedmanagement-crds/autoscaling.seedscaler.io_*.yaml charts/seedscaler/files/autoscaling-crds/
 	@for part in $(RBAC_PARTS); do \
 	  name=$${part%%=*}; pkgs=$$(echo "$${part#*=}" | tr , ';'); dir=charts/seedscaler/files/rbac/$$name; \
 	  rm -rf $$dir; mkdir -p $$dir; \

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
@@ -62,14 +63,14 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 	if err := r.setClients(mgr); err != nil {
 		return err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &seedmanagementv1alpha1.SeedAutoscaler{}, targetIndex, func(o client.Object) []string {
-		ref := o.(*seedmanagementv1alpha1.SeedAutoscaler).Spec.ScaleTargetRef
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &autoscalingv1alpha1.SeedAutoscaler{}, targetIndex, func(o client.Object) []string {
+		ref := o.(*autoscalingv1alpha1.SeedAutoscaler).Spec.ScaleTargetRef
 		return []string{targetKey(ref.APIVersion, ref.Kind, ref.Name)}
 	}); err != nil {
 		return fmt.Errorf("indexing SeedAutoscalers by target: %w", err)
 	}
 
-	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler"), 1, r)
+	rec, err := r.Replicas.Wrap(mgr, ControllerName, autoscalingv1alpha1.GroupVersion.WithKind("SeedAutoscaler"), 1, r)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		// minutes, far longer than an autoscaler may go unevaluated.
 		WithOptions(controller.Options{RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, r.SyncPeriod)}).
 		// Annotations too: pausing and resuming take effect at once.
-		For(&seedmanagementv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		For(&autoscalingv1alpha1.SeedAutoscaler{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&seedmanagementv1alpha1.ManagedSeedSet{},
 			handler.EnqueueRequestsFromMapFunc(r.MapSetToAutoscalers),
 			builder.WithPredicates(TargetChanged())).
@@ -215,7 +216,7 @@ func TargetChanged() predicate.Predicate {
 
 // MapSetToAutoscalers maps a ManagedSeedSet to the SeedAutoscalers that scale it.
 func (r *Reconciler) MapSetToAutoscalers(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &seedmanagementv1alpha1.SeedAutoscalerList{}
+	list := &autoscalingv1alpha1.SeedAutoscalerList{}
 	key := targetKey(seedmanagementv1alpha1.GroupVersion.String(), "ManagedSeedSet", obj.GetName())
 	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{targetIndex: key}); err != nil {
 		logf.FromContext(ctx).Error(err, "Listing the SeedAutoscalers of a ManagedSeedSet failed", "managedSeedSet", klog.KObj(obj))

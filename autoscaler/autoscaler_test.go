@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
@@ -72,16 +73,16 @@ func TestScalesOutThroughScaleSubresource(t *testing.T) {
 	assert.Equal(t, int32(2), sa.Status.ScaleEvents[0].ReplicaChange)
 	require.Len(t, sa.Status.CurrentMetrics, 1)
 	assert.Equal(t, int32(90), *sa.Status.CurrentMetrics[0].Resource.Current.AverageUtilization)
-	assert.Equal(t, metav1.ConditionTrue, f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Status)
-	assert.Equal(t, metav1.ConditionTrue, f.condition(seedmanagementv1alpha1.SeedAutoscalerAbleToScale).Status)
-	assert.Equal(t, metav1.ConditionFalse, f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Status)
+	assert.Equal(t, metav1.ConditionTrue, f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Status)
+	assert.Equal(t, metav1.ConditionTrue, f.condition(autoscalingv1alpha1.SeedAutoscalerAbleToScale).Status)
+	assert.Equal(t, metav1.ConditionFalse, f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited).Status)
 
 	// Prometheus goes away: no scale-in, ScalingActive False, a Warning.
 	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, "scale-out-0", 0)
 	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, "scale-out-1", 0)
 	f.metrics.setDown(true)
 	require.Eventually(t, func() bool {
-		c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+		c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive)
 		return c.Status == metav1.ConditionFalse && c.Reason == "FailedGetResourceMetric"
 	}, timeout, tick)
 	require.Eventually(t, func() bool { return len(f.events("MetricsUnavailable")) > 0 }, timeout, tick)
@@ -103,7 +104,7 @@ func TestRestartDecidesTheSameFromStatus(t *testing.T) {
 	// 100% against 10% wants 20; the default policies allow max(2 + 4, 2 × 2) = 6 per 15 s.
 	require.Eventually(t, func() bool { return f.specReplicas() == 6 }, timeout, tick)
 	require.Eventually(t, func() bool {
-		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason == "ScaleUpLimit"
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited).Reason == "ScaleUpLimit"
 	}, timeout, tick)
 	stop()
 
@@ -133,8 +134,8 @@ func TestScaleInLimitedByRemovableSeeds(t *testing.T) {
 	f.addReplica(set, "scale-in-1", 0, true)
 	f.addReplica(set, "scale-in-2", 0, false)
 	f.metrics.setPending(f.name, 0)
-	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
-		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	f.createAutoscaler(1, 10, 50, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
 	})
 	f.start(false)
 
@@ -144,10 +145,10 @@ func TestScaleInLimitedByRemovableSeeds(t *testing.T) {
 	// removable seed is already on its way out (no set controller runs here to remove it).
 	const held = "scaling in to 1 replicas needs 1 seeds removed, but only 0 can be removed (empty and not protected from deletion); holding at 2"
 	require.Eventually(t, func() bool {
-		c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited)
+		c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited)
 		return c.Reason == "TooFewRemovableSeeds" && c.Message == held
 	}, timeout, tick, "the one removable seed is already on its way out")
-	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 	assert.Equal(t, int32(2), f.specReplicas(), "protected seeds are never asked for")
 	assert.Equal(t, []string{"3 → 2: resource/shoots is 0% of target 50%"}, f.events("SuccessfulRescale"))
@@ -164,7 +165,7 @@ func TestScaleFromZeroOnPendingDemandAndDryRun(t *testing.T) {
 	require.Eventually(t, func() bool { return f.get().Status.DesiredReplicas == 3 }, timeout, tick)
 	require.Eventually(t, func() bool { return len(f.events("DryRunRescale")) > 0 }, timeout, tick)
 	assert.True(t, strings.HasPrefix(f.events("DryRunRescale")[0], "Dry run, not scaled: 0 → 3: 50 pending shoots fit no seed of the target and need 3 new replicas"), f.events("DryRunRescale")[0])
-	assert.Equal(t, "DryRun", f.condition(seedmanagementv1alpha1.SeedAutoscalerAbleToScale).Reason)
+	assert.Equal(t, "DryRun", f.condition(autoscalingv1alpha1.SeedAutoscalerAbleToScale).Reason)
 	assert.Equal(t, int32(0), f.specReplicas())
 	stop()
 

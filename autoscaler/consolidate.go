@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
@@ -40,7 +41,7 @@ const canceledSkip = time.Hour
 // long the set has been above its needs, cancels a drain of its own that is stuck or no
 // longer wanted, and otherwise starts draining the seed recommend.ChooseConsolidation picks.
 // The scheduler's drain moves the shoots and the set's scale-in removes the emptied seed.
-func (r *Reconciler) consolidate(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision, now time.Time) error {
+func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision, now time.Time) error {
 	rules, enabled := consolidationRules(sa)
 	if !enabled || obs == nil || obs.set == nil {
 		sa.Status.Consolidation = nil
@@ -48,7 +49,7 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *seedmanagementv1alpha1
 	}
 	st := sa.Status.Consolidation
 	if st == nil {
-		st = &seedmanagementv1alpha1.ConsolidationStatus{}
+		st = &autoscalingv1alpha1.ConsolidationStatus{}
 		sa.Status.Consolidation = st
 	}
 	st.Drains = recentDrains(st.Drains, rules.MaxMigrationsPerHour, now)
@@ -83,14 +84,14 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *seedmanagementv1alpha1
 	}); err != nil {
 		return err
 	}
-	st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: choice.Seed, Shoots: ptr.To(int32(choice.Shoots)), StartTime: &metav1.Time{Time: now}})
+	st.Drains = append(st.Drains, autoscalingv1alpha1.ConsolidationDrain{Seed: choice.Seed, Shoots: ptr.To(int32(choice.Shoots)), StartTime: &metav1.Time{Time: now}})
 	r.event(sa, EventConsolidationStarted, "Consolidate", "Consolidation %s", choice.Message)
 	return nil
 }
 
 // consolidationRules are the consolidation rules of the spec with defaults; false when the
 // autoscaler does not consolidate.
-func consolidationRules(sa *seedmanagementv1alpha1.SeedAutoscaler) (recommend.ConsolidationRules, bool) {
+func consolidationRules(sa *autoscalingv1alpha1.SeedAutoscaler) (recommend.ConsolidationRules, bool) {
 	b := sa.Spec.Behavior
 	if b == nil || b.ScaleDown == nil || b.ScaleDown.Consolidation == nil {
 		return recommend.ConsolidationRules{}, false
@@ -115,8 +116,8 @@ func consolidationRules(sa *seedmanagementv1alpha1.SeedAutoscaler) (recommend.Co
 
 // recentDrains keeps the drains status must remember: those the budget of perHour
 // migrations per hour has not paid for yet, and those canceled less than canceledSkip ago.
-func recentDrains(drains []seedmanagementv1alpha1.ConsolidationDrain, perHour int, now time.Time) []seedmanagementv1alpha1.ConsolidationDrain {
-	var out []seedmanagementv1alpha1.ConsolidationDrain
+func recentDrains(drains []autoscalingv1alpha1.ConsolidationDrain, perHour int, now time.Time) []autoscalingv1alpha1.ConsolidationDrain {
+	var out []autoscalingv1alpha1.ConsolidationDrain
 	for _, dr := range drains {
 		if dr.StartTime == nil {
 			continue
@@ -134,13 +135,13 @@ func recentDrains(drains []seedmanagementv1alpha1.ConsolidationDrain, perHour in
 const maxRememberedDrains = 64
 
 // pastDrain is a drain of status as recommend.ChooseConsolidation reads it.
-func pastDrain(dr seedmanagementv1alpha1.ConsolidationDrain) recommend.PastDrain {
+func pastDrain(dr autoscalingv1alpha1.ConsolidationDrain) recommend.PastDrain {
 	return recommend.PastDrain{Start: dr.StartTime.Time, Shoots: int(ptr.Deref(dr.Shoots, 0))}
 }
 
 // scaleAheadHolds says whether the forecast expects the set's capacity back within its
 // lead time: it held a scale-in, scaled out ahead, or asks for at least the current seeds.
-func scaleAheadHolds(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32) bool {
+func scaleAheadHolds(sa *autoscalingv1alpha1.SeedAutoscaler, current int32) bool {
 	s := sa.Status.ScaleAhead
 	if s == nil {
 		return false
@@ -184,7 +185,7 @@ func (r *Reconciler) cancelReason(obs *observation, ms *seedmanagementv1alpha1.M
 
 // cancel removes the drain annotations from the ManagedSeed (migrations in flight finish)
 // and records why.
-func (r *Reconciler) cancel(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, ms *seedmanagementv1alpha1.ManagedSeed, why string) error {
+func (r *Reconciler) cancel(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, ms *seedmanagementv1alpha1.ManagedSeed, why string) error {
 	if r.DryRun {
 		return nil
 	}
@@ -202,7 +203,7 @@ func (r *Reconciler) cancel(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 	}
 	if !found {
 		// No longer remembered: remembered again, so it is not chosen at once.
-		st.Drains = append(st.Drains, seedmanagementv1alpha1.ConsolidationDrain{Seed: ms.Name, StartTime: &metav1.Time{Time: r.Clock.Now()}, Canceled: controllerutils.Truncate(why, 1024)})
+		st.Drains = append(st.Drains, autoscalingv1alpha1.ConsolidationDrain{Seed: ms.Name, StartTime: &metav1.Time{Time: r.Clock.Now()}, Canceled: controllerutils.Truncate(why, 1024)})
 	}
 	logf.FromContext(ctx).Info("Consolidation canceled", "managedSeed", klog.KObj(ms), "why", why)
 	r.event(sa, EventConsolidationCanceled, "Consolidate", "%s", controllerutils.Truncate(fmt.Sprintf("Consolidation gave up draining seed %s: %s", ms.Name, why), 1024))
@@ -213,7 +214,7 @@ func (r *Reconciler) cancel(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 // the kube-apiserver (one list by spec.seedName per seed looked at, only when a seed is
 // picked): a seed holding a shoot that opted out, a replica's own shoot, or one moved within
 // the cool-down is skipped and the next cheapest is looked at.
-func (r *Reconciler) choose(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input,
+func (r *Reconciler) choose(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input,
 	rules recommend.ConsolidationRules, scaleAheadHolds bool, now time.Time) recommend.ConsolidationChoice {
 	st := sa.Status.Consolidation
 	cin := recommend.ConsolidationInput{

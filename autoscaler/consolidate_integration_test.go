@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -34,8 +35,8 @@ func TestConsolidationDrainsTheCheapestSeed(t *testing.T) {
 	optedOut := builders.MakeShoot(f.ns, "stays").SeedName("consolidation-1").
 		Annotations(gardencorev1beta1.AnnotationMigration, gardencorev1beta1.MigrationDisabled).Obj()
 	require.NoError(t, env.Client.Create(f.ctx, optedOut))
-	f.createAutoscaler(1, 5, 70, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
-		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &seedmanagementv1alpha1.Consolidation{
+	f.createAutoscaler(1, 5, 70, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &autoscalingv1alpha1.Consolidation{
 			WindowSeconds: 60, MaxMigrationsPerHour: 25,
 		}},
 	})

@@ -8,17 +8,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 )
 
 // Status keeps a drain until the budget has paid for its shoots, and a canceled one for an
 // hour, so that both still hold the next choice back after a restart.
 func TestRecentDrainsKeepWhatStillHoldsTheNextDrainBack(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	drain := func(seed string, ago time.Duration, shoots int32, canceled string) seedmanagementv1alpha1.ConsolidationDrain {
-		return seedmanagementv1alpha1.ConsolidationDrain{Seed: seed, Shoots: ptr.To(shoots), StartTime: &metav1.Time{Time: now.Add(-ago)}, Canceled: canceled}
+	drain := func(seed string, ago time.Duration, shoots int32, canceled string) autoscalingv1alpha1.ConsolidationDrain {
+		return autoscalingv1alpha1.ConsolidationDrain{Seed: seed, Shoots: ptr.To(shoots), StartTime: &metav1.Time{Time: now.Add(-ago)}, Canceled: canceled}
 	}
-	drains := []seedmanagementv1alpha1.ConsolidationDrain{
+	drains := []autoscalingv1alpha1.ConsolidationDrain{
 		drain("paid", 3*time.Hour, 40, ""),                 // 2 h of a budget of 20 an hour: paid at 11:00
 		drain("canceled-long-ago", 2*time.Hour, 0, "gone"), // canceled, and more than an hour ago
 		drain("canceled", 30*time.Minute, 0, "stuck"),      // canceled within the hour
@@ -32,7 +32,7 @@ func TestRecentDrainsKeepWhatStillHoldsTheNextDrainBack(t *testing.T) {
 	}
 	assert.Equal(t, []string{"canceled", "unpaid"}, seeds)
 
-	many := make([]seedmanagementv1alpha1.ConsolidationDrain, 0, 100)
+	many := make([]autoscalingv1alpha1.ConsolidationDrain, 0, 100)
 	for i := range 100 {
 		many = append(many, drain("s", time.Duration(100-i)*time.Second, 1, "stuck"))
 	}

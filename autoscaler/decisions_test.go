@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -34,7 +35,7 @@ func replicaName(set string, ordinal int) string { return fmt.Sprintf("%s-%d", s
 // waitForTargets waits until the autoscaler has evaluated and shows the given TARGETS.
 func (f *fixture) waitForTargets(want string) {
 	f.t.Helper()
-	f.waitForStatus(fmt.Sprintf("TARGETS %q", want), func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+	f.waitForStatus(fmt.Sprintf("TARGETS %q", want), func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
 		return st.Targets == want
 	})
 }
@@ -52,7 +53,7 @@ func (f *fixture) eventsOnceThere(reason string, want int) []string {
 func (f *fixture) waitForEvaluation() {
 	f.t.Helper()
 	now := f.clock.Now()
-	f.waitForStatus("an evaluation at "+now.String(), func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+	f.waitForStatus("an evaluation at "+now.String(), func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
 		recs := st.Recommendations
 		return len(recs) > 0 && !recs[len(recs)-1].Timestamp.Time.Before(now)
 	})
@@ -60,11 +61,11 @@ func (f *fixture) waitForEvaluation() {
 
 // waitForStatus waits until the autoscaler's status satisfies cond, and fails naming what
 // it waited for and what the status and rescale events were at the end.
-func (f *fixture) waitForStatus(what string, cond func(seedmanagementv1alpha1.SeedAutoscalerStatus) bool) {
+func (f *fixture) waitForStatus(what string, cond func(autoscalingv1alpha1.SeedAutoscalerStatus) bool) {
 	f.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+		sa := &autoscalingv1alpha1.SeedAutoscaler{}
 		require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: f.name}, sa))
 		if cond(sa.Status) {
 			return
@@ -121,15 +122,15 @@ func TestSeedWithoutSampleDoesNotFreezeScaleIn(t *testing.T) {
 	}
 	f.metrics.dropUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 3))
 	f.metrics.setPending(f.name, 0)
-	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
-		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	f.createAutoscaler(1, 10, 50, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
 	})
 	f.start(false)
 
 	// Three empty seeds and one counted full at 100 of 100: ceil(100 × 4 / 200) = 2.
 	require.Eventually(t, func() bool { return f.specReplicas() == 2 }, timeout, tick)
 	assert.Equal(t, []string{"4 → 2: resource/shoots is 0% of target 50%"}, f.eventsOnceThere("SuccessfulRescale", 1))
-	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 	assert.Contains(t, c.Message, "1 of 4 seeds have no fresh metric")
 	assert.Empty(t, f.events("MetricsUnavailable"))
@@ -143,7 +144,7 @@ func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
 	set := f.createSet(0, map[string]string{seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "40"})
 	f.metrics.setPending(f.name, 1)
 	sa := f.createAutoscaler(0, 10, 50, nil)
-	sa.Spec.Metrics[0].Fallback = &seedmanagementv1alpha1.MetricFallback{FailureDurationSeconds: 300, Replicas: 3}
+	sa.Spec.Metrics[0].Fallback = &autoscalingv1alpha1.MetricFallback{FailureDurationSeconds: 300, Replicas: 3}
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	f.start(false)
 	require.Eventually(t, func() bool { return f.specReplicas() == 1 }, timeout, tick)
@@ -154,21 +155,21 @@ func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
 		f.waitForEvaluation()
 	}
 	assert.Equal(t, int32(1), f.specReplicas(), "no fallback while the seed bootstraps")
-	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
+	assert.Equal(t, "WaitingForSeeds", f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason)
 
 	// Registered and Ready this very moment, not scraped yet.
 	f.addManagedSeed(set, replicaName(f.name, 0), false)
 	f.createSeed(replicaName(f.name, 0), f.clock.Now(), "foo", "bar", "set", f.name)
 	f.clock.Step(15 * time.Second)
 	f.waitForEvaluation()
-	assert.Equal(t, "WaitingForSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
+	assert.Equal(t, "WaitingForSeeds", f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason)
 
 	// The shoot is bound to it and the seed scraped: measured from now on.
 	f.metrics.setPending(f.name, 0)
 	f.metrics.setUsage(gardencorev1beta1.ResourceShoots, replicaName(f.name, 0), 1)
 	f.clock.Step(15 * time.Second)
 	f.waitForTargets("1%/50%")
-	assert.Equal(t, "ValidMetricFound", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason)
+	assert.Equal(t, "ValidMetricFound", f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason)
 	assert.Equal(t, int32(1), f.specReplicas())
 	assert.Empty(t, f.events("MetricsUnavailable"))
 	assert.Empty(t, f.get().Status.MetricFailures)
@@ -187,9 +188,9 @@ func TestInvalidCapacityAnnotationIsReportedAndReadAsTheScheduler(t *testing.T) 
 	// 400 pending shoots on seeds of 250 at 70%: ceil(400 / 175) = 3.
 	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
 	require.Eventually(t, func() bool {
-		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason == "InvalidCapacityAnnotation"
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason == "InvalidCapacityAnnotation"
 	}, timeout, tick)
-	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive)
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	assert.Contains(t, c.Message, `annotation capacity.seedmanagement.gardener.cloud/shoots="abc" of ManagedSeedSet invalid-capacity/invalid-capacity is not a whole number of shoots`)
 	assert.Contains(t, c.Message, "the default of 250 shoots per seed")
@@ -214,7 +215,7 @@ func TestPendingShootsGetNewSeedsDespiteHeadroom(t *testing.T) {
 	f.clock.Step(30 * time.Second)
 	f.waitForEvaluation()
 	assert.Equal(t, int32(4), f.specReplicas())
-	assert.NotEqual(t, "TooFewRemovableSeeds", f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason)
+	assert.NotEqual(t, "TooFewRemovableSeeds", f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited).Reason)
 }
 
 // The set controller keeps a replica whose Shoot carries protect-from-deletion as it keeps
@@ -232,13 +233,13 @@ func TestShootProtectedFromDeletionIsNotRemovable(t *testing.T) {
 		require.NoError(t, env.Client.Create(f.ctx, shoot))
 	}
 	f.metrics.setPending(f.name, 0)
-	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
-		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	f.createAutoscaler(1, 10, 50, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
 	})
 	f.start(false)
 
 	require.Eventually(t, func() bool {
-		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingLimited).Reason == "TooFewRemovableSeeds"
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited).Reason == "TooFewRemovableSeeds"
 	}, timeout, tick)
 	assert.Equal(t, int32(2), f.specReplicas(), "two replicas are protected by their Shoots")
 	assert.Equal(t, []string{"3 → 2: resource/shoots is 0% of target 50%"}, f.eventsOnceThere("SuccessfulRescale", 1))
@@ -254,19 +255,19 @@ func TestScalesInOnceThePendingSeriesIsServed(t *testing.T) {
 	for i := range 4 {
 		f.addReplica(set, replicaName(f.name, i), 0, false)
 	}
-	f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
-		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	f.createAutoscaler(1, 10, 50, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
 	})
 	f.start(false)
 
 	// The scheduler restarted and has not synced yet: no series.
-	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "FailedGetPendingMetric")
+	f.waitForReason(autoscalingv1alpha1.SeedAutoscalerScalingActive, "FailedGetPendingMetric")
 	assert.Equal(t, int32(4), f.specReplicas(), "no scale-in while pending shoots are unknown")
 
 	// Synced: 0 for the set.
 	f.metrics.setPending(f.name, 0)
 	require.Eventually(t, func() bool { return f.specReplicas() == 1 }, timeout, tick)
 	require.Eventually(t, func() bool {
-		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Status == metav1.ConditionTrue
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Status == metav1.ConditionTrue
 	}, timeout, tick)
 }

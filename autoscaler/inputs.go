@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
@@ -61,7 +62,7 @@ func (obs *observation) deleting(seed *gardencorev1beta1.Seed) bool {
 }
 
 // metricKey names a metric in status.metricFailures and messages.
-func metricKey(m seedmanagementv1alpha1.MetricSpec) string {
+func metricKey(m autoscalingv1alpha1.MetricSpec) string {
 	if m.Resource == nil {
 		return string(m.Type)
 	}
@@ -70,7 +71,7 @@ func metricKey(m seedmanagementv1alpha1.MetricSpec) string {
 
 // resourcesOf lists the resources to fetch: every metric's, and shoots, which pending
 // demand and the emptiness of seeds need.
-func resourcesOf(sa *seedmanagementv1alpha1.SeedAutoscaler) []string {
+func resourcesOf(sa *autoscalingv1alpha1.SeedAutoscaler) []string {
 	seen := map[string]bool{gardencorev1beta1.ResourceShoots: true}
 	out := []string{gardencorev1beta1.ResourceShoots}
 	for _, m := range sa.Spec.Metrics {
@@ -146,8 +147,8 @@ func seedSamples(obs *observation, res string, now time.Time, maxAge time.Durati
 }
 
 // target converts a metric target.
-func target(t seedmanagementv1alpha1.MetricTarget) recommend.Target {
-	if t.Type == seedmanagementv1alpha1.AverageValueMetricType && t.AverageValue != nil {
+func target(t autoscalingv1alpha1.MetricTarget) recommend.Target {
+	if t.Type == autoscalingv1alpha1.AverageValueMetricType && t.AverageValue != nil {
 		return recommend.Target{AverageValue: t.AverageValue.AsApproximateFloat64()}
 	}
 	if t.AverageUtilization != nil {
@@ -205,7 +206,7 @@ func removableReplicas(obs *observation, now time.Time, maxAge time.Duration) in
 
 // buildInput turns the observation, the spec and the history in status into the plain
 // input of a decision.
-func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) recommend.Input {
+func buildInput(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) recommend.Input {
 	metrics, shootsTarget := metricsOf(sa, obs, now, maxAge)
 	in := recommend.Input{
 		Now:               now,
@@ -214,7 +215,7 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 		MaxReplicas:       sa.Spec.MaxReplicas,
 		Behavior:          recommend.BehaviorFromSpec(sa.Spec.Behavior),
 		RemovableReplicas: removableReplicas(obs, now, maxAge),
-		ScaledToZero:      meta.IsStatusConditionTrue(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScaledToZero),
+		ScaledToZero:      meta.IsStatusConditionTrue(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScaledToZero),
 		Metrics:           metrics,
 		Demand:            demandOf(obs, shootsTarget, now, maxAge),
 		MetricFailures:    map[string]time.Time{},
@@ -232,7 +233,7 @@ func buildInput(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now
 // metricsOf is the resource metrics of the spec with the samples observed for each, and the
 // target of the shoots metric (100% utilization when the spec has none), which the pending
 // demand is measured against.
-func metricsOf(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) ([]recommend.Metric, recommend.Target) {
+func metricsOf(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now time.Time, maxAge time.Duration) ([]recommend.Metric, recommend.Target) {
 	var metrics []recommend.Metric
 	shootsTarget := recommend.Target{UtilizationPercent: 100}
 	for _, m := range sa.Spec.Metrics {
@@ -284,7 +285,7 @@ func demandOf(obs *observation, shootsTarget recommend.Target, now time.Time, ma
 	return demand
 }
 
-func minReplicas(sa *seedmanagementv1alpha1.SeedAutoscaler) int32 {
+func minReplicas(sa *autoscalingv1alpha1.SeedAutoscaler) int32 {
 	if sa.Spec.MinReplicas == nil {
 		return 1
 	}
@@ -292,12 +293,12 @@ func minReplicas(sa *seedmanagementv1alpha1.SeedAutoscaler) int32 {
 }
 
 // metricStatuses renders the measured values for status.currentMetrics.
-func metricStatuses(values []recommend.MetricValue) []seedmanagementv1alpha1.MetricStatus {
-	out := make([]seedmanagementv1alpha1.MetricStatus, 0, len(values))
+func metricStatuses(values []recommend.MetricValue) []autoscalingv1alpha1.MetricStatus {
+	out := make([]autoscalingv1alpha1.MetricStatus, 0, len(values))
 	for _, v := range values {
-		st := seedmanagementv1alpha1.MetricStatus{
-			Type:     seedmanagementv1alpha1.ResourceMetricSourceType,
-			Resource: &seedmanagementv1alpha1.ResourceMetricStatus{Name: v.Resource},
+		st := autoscalingv1alpha1.MetricStatus{
+			Type:     autoscalingv1alpha1.ResourceMetricSourceType,
+			Resource: &autoscalingv1alpha1.ResourceMetricStatus{Name: v.Resource},
 		}
 		if v.Known {
 			st.Resource.Current.Value = floatQuantity(v.Value)
@@ -319,7 +320,7 @@ func floatQuantity(v float64) *resource.Quantity {
 // history converts the decision's history for status, oldest first.
 // recommendationsFromStatus reads a stabilization history kept in status, the reverse of
 // recommendationsStatus.
-func recommendationsFromStatus(recs []seedmanagementv1alpha1.TimestampedRecommendation) []recommend.Recommendation {
+func recommendationsFromStatus(recs []autoscalingv1alpha1.TimestampedRecommendation) []recommend.Recommendation {
 	var out []recommend.Recommendation
 	for _, r := range recs {
 		out = append(out, recommend.Recommendation{At: r.Timestamp.Time, Replicas: r.Replicas})
@@ -327,23 +328,23 @@ func recommendationsFromStatus(recs []seedmanagementv1alpha1.TimestampedRecommen
 	return out
 }
 
-func recommendationsStatus(recs []recommend.Recommendation) []seedmanagementv1alpha1.TimestampedRecommendation {
-	out := make([]seedmanagementv1alpha1.TimestampedRecommendation, 0, len(recs))
+func recommendationsStatus(recs []recommend.Recommendation) []autoscalingv1alpha1.TimestampedRecommendation {
+	out := make([]autoscalingv1alpha1.TimestampedRecommendation, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, seedmanagementv1alpha1.TimestampedRecommendation{Timestamp: metav1.NewTime(r.At), Replicas: r.Replicas})
+		out = append(out, autoscalingv1alpha1.TimestampedRecommendation{Timestamp: metav1.NewTime(r.At), Replicas: r.Replicas})
 	}
 	return out
 }
 
-func scaleEventsStatus(events []recommend.ScaleEvent) []seedmanagementv1alpha1.ScaleEvent {
-	out := make([]seedmanagementv1alpha1.ScaleEvent, 0, len(events))
+func scaleEventsStatus(events []recommend.ScaleEvent) []autoscalingv1alpha1.ScaleEvent {
+	out := make([]autoscalingv1alpha1.ScaleEvent, 0, len(events))
 	for _, e := range events {
-		out = append(out, seedmanagementv1alpha1.ScaleEvent{Timestamp: metav1.NewTime(e.At), ReplicaChange: e.Change})
+		out = append(out, autoscalingv1alpha1.ScaleEvent{Timestamp: metav1.NewTime(e.At), ReplicaChange: e.Change})
 	}
 	return out
 }
 
-func scaleEventsFromStatus(events []seedmanagementv1alpha1.ScaleEvent) []recommend.ScaleEvent {
+func scaleEventsFromStatus(events []autoscalingv1alpha1.ScaleEvent) []recommend.ScaleEvent {
 	out := make([]recommend.ScaleEvent, 0, len(events))
 	for _, e := range events {
 		out = append(out, recommend.ScaleEvent{At: e.Timestamp.Time, Change: e.ReplicaChange})
@@ -351,15 +352,15 @@ func scaleEventsFromStatus(events []seedmanagementv1alpha1.ScaleEvent) []recomme
 	return out
 }
 
-func metricFailuresStatus(failures map[string]time.Time) []seedmanagementv1alpha1.MetricFailure {
+func metricFailuresStatus(failures map[string]time.Time) []autoscalingv1alpha1.MetricFailure {
 	keys := make([]string, 0, len(failures))
 	for k := range failures {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]seedmanagementv1alpha1.MetricFailure, 0, len(keys))
+	out := make([]autoscalingv1alpha1.MetricFailure, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, seedmanagementv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(failures[k])})
+		out = append(out, autoscalingv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(failures[k])})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/scheme"
@@ -25,10 +26,10 @@ func TestMapSeedToAutoscalersBySpecSelector(t *testing.T) {
 			Spec:       seedmanagementv1alpha1.ManagedSeedSetSpec{Selector: seedmanagementv1alpha1.LabelSelector{MatchLabels: matchLabels}},
 		}
 	}
-	autoscalerOf := func(target string) *seedmanagementv1alpha1.SeedAutoscaler {
-		return &seedmanagementv1alpha1.SeedAutoscaler{
+	autoscalerOf := func(target string) *autoscalingv1alpha1.SeedAutoscaler {
+		return &autoscalingv1alpha1.SeedAutoscaler{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: target + "-autoscaler"},
-			Spec: seedmanagementv1alpha1.SeedAutoscalerSpec{ScaleTargetRef: seedmanagementv1alpha1.CrossVersionObjectReference{
+			Spec: autoscalingv1alpha1.SeedAutoscalerSpec{ScaleTargetRef: autoscalingv1alpha1.CrossVersionObjectReference{
 				APIVersion: seedmanagementv1alpha1.GroupVersion.String(), Kind: "ManagedSeedSet", Name: target,
 			}},
 		}
@@ -40,8 +41,8 @@ func TestMapSeedToAutoscalersBySpecSelector(t *testing.T) {
 			set("unselective", nil),
 			autoscalerOf("soil"), autoscalerOf("clay"), autoscalerOf("unselective"),
 		).
-		WithIndex(&seedmanagementv1alpha1.SeedAutoscaler{}, targetIndex, func(o client.Object) []string {
-			ref := o.(*seedmanagementv1alpha1.SeedAutoscaler).Spec.ScaleTargetRef
+		WithIndex(&autoscalingv1alpha1.SeedAutoscaler{}, targetIndex, func(o client.Object) []string {
+			ref := o.(*autoscalingv1alpha1.SeedAutoscaler).Spec.ScaleTargetRef
 			return []string{targetKey(ref.APIVersion, ref.Kind, ref.Name)}
 		}).Build()
 	r := &Reconciler{Client: c}

@@ -26,6 +26,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
@@ -110,8 +111,8 @@ type Reconciler struct {
 	cadences cadences
 }
 
-// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=seedautoscalers,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=seedautoscalers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=autoscaling.seedscaler.io,resources=seedautoscalers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=autoscaling.seedscaler.io,resources=seedautoscalers/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets/scale,verbs=get;update
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds,verbs=get;list;watch
@@ -128,7 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 	start := r.Clock.Now()
 	defer func() { r.Instruments.observeReconcile(r.Clock.Since(start), retErr) }()
 
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
 	if err := r.Reader.Get(ctx, req.NamespacedName, sa); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.cadences.forget(req.NamespacedName)
@@ -162,13 +163,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 
 // reconcileNormal is the story of one evaluation; it leaves the new status in sa and
 // returns the time of the newest sample it read from each source (cadence.go).
-func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) (map[string]time.Time, error) {
+func (r *Reconciler) reconcileNormal(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler) (map[string]time.Time, error) {
 	now := r.Clock.Now()
 	sa.Status.Reference = sa.Spec.ScaleTargetRef.Kind + "/" + sa.Spec.ScaleTargetRef.Name
 	gr, sc, err := r.getScale(ctx, sa)
 	if err != nil {
 		reason, message := scaleTargetProblem(ctx, r.Reader, sa, err)
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, controllerutils.False(reason, message))
+		r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerAbleToScale, controllerutils.False(reason, message))
 		r.event(sa, EventFailedGetScale, "GetScale", "%s", message)
 		return nil, err
 	}
@@ -195,8 +196,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *seedmanagementv1al
 
 // pause applies the pause annotation to a decision: the target goes to the paused replicas;
 // with a value that is not a number of replicas, it stays where it is.
-func pause(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32, d recommend.Decision) recommend.Decision {
-	v, ok := sa.Annotations[seedmanagementv1alpha1.AnnotationPausedReplicas]
+func pause(sa *autoscalingv1alpha1.SeedAutoscaler, current int32, d recommend.Decision) recommend.Decision {
+	v, ok := sa.Annotations[autoscalingv1alpha1.AnnotationPausedReplicas]
 	if !ok {
 		return d
 	}
@@ -204,16 +205,16 @@ func pause(sa *seedmanagementv1alpha1.SeedAutoscaler, current int32, d recommend
 	if err != nil || n < 0 {
 		return recommend.Pause(d, current, controllerutils.False(recommend.ReasonInvalidPausedReplicas, fmt.Sprintf(
 			"annotation %s=%q is not a whole number of replicas (0 or more, such as \"3\"): the autoscaler holds the target at its %d replicas until the annotation is corrected or removed",
-			seedmanagementv1alpha1.AnnotationPausedReplicas, v, current)))
+			autoscalingv1alpha1.AnnotationPausedReplicas, v, current)))
 	}
 	return recommend.Pause(d, int32(n), controllerutils.False(recommend.ReasonScalingPaused, fmt.Sprintf(
-		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, seedmanagementv1alpha1.AnnotationPausedReplicas)))
+		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, autoscalingv1alpha1.AnnotationPausedReplicas)))
 }
 
 // decide observes the target's seeds and metrics and decides, and returns what it observed
 // and decided on. With an unusable selector nothing can be observed: the replicas hold and
 // ScalingActive says why.
-func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, now time.Time) (recommend.Decision, *observation, recommend.Input, error) {
+func (r *Reconciler) decide(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, now time.Time) (recommend.Decision, *observation, recommend.Input, error) {
 	selector, err := labels.Parse(sc.Status.Selector)
 	if err != nil || selector.Empty() {
 		problem := fmt.Sprintf("the target's scale has no usable status.selector (%q)", sc.Status.Selector)
@@ -236,7 +237,7 @@ func (r *Reconciler) decide(ctx context.Context, sa *seedmanagementv1alpha1.Seed
 
 // apply scales the target to the decision and puts the decision into status, also when the
 // scale cannot be written: status then shows what was decided and why it did not happen.
-func (r *Reconciler) apply(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
+func (r *Reconciler) apply(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
 	current, desired := sc.Spec.Replicas, d.DesiredReplicas
 	logf.FromContext(ctx).V(1).Info("Decided", "current", current, "desired", desired, "reason", d.Reason)
 
@@ -261,10 +262,10 @@ func (r *Reconciler) apply(ctx context.Context, sa *seedmanagementv1alpha1.SeedA
 	r.writeDecision(sa, d, able)
 	switch {
 	case scaled && desired == 0 && d.ScalingActive.Reason != recommend.ReasonScalingPaused:
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, controllerutils.True(recommend.ReasonScaledToZero,
+		r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScaledToZero, controllerutils.True(recommend.ReasonScaledToZero,
 			"the autoscaler scaled the target to zero replicas: it had no demand and its last seed was empty"))
 	case current > 0 || scaled:
-		r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaledToZero, controllerutils.False(recommend.ReasonNotScaledToZero,
+		r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScaledToZero, controllerutils.False(recommend.ReasonNotScaledToZero,
 			"the target has replicas, or was not scaled to zero by the autoscaler"))
 	}
 	return nil
@@ -272,7 +273,7 @@ func (r *Reconciler) apply(ctx context.Context, sa *seedmanagementv1alpha1.SeedA
 
 // scale writes the decided replicas through the target's scale subresource and records the
 // scale event in status.
-func (r *Reconciler) scale(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
+func (r *Reconciler) scale(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, gr schema.GroupResource, sc *autoscalingv1.Scale, d recommend.Decision, now time.Time) error {
 	current, desired := sc.Spec.Replicas, d.DesiredReplicas
 	sc.Spec.Replicas = desired
 	if _, err := r.Scales.Scales(sa.Namespace).Update(ctx, gr, sc, metav1.UpdateOptions{}); err != nil {
@@ -287,7 +288,7 @@ func (r *Reconciler) scale(ctx context.Context, sa *seedmanagementv1alpha1.SeedA
 }
 
 // getScale reads the target's scale through its scale subresource.
-func (r *Reconciler) getScale(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler) (schema.GroupResource, *autoscalingv1.Scale, error) {
+func (r *Reconciler) getScale(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler) (schema.GroupResource, *autoscalingv1.Scale, error) {
 	ref := sa.Spec.ScaleTargetRef
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
@@ -307,7 +308,7 @@ func (r *Reconciler) getScale(ctx context.Context, sa *seedmanagementv1alpha1.Se
 
 // observe reads the target's seeds, those the selector of its scale picks, from the cache
 // and their metrics from the custom metrics API.
-func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, selector labels.Selector) (*observation, error) {
+func (r *Reconciler) observe(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, sc *autoscalingv1.Scale, selector labels.Selector) (*observation, error) {
 	obs := &observation{
 		current:     sc.Spec.Replicas,
 		seeds:       map[string]*gardencorev1beta1.Seed{},
@@ -342,7 +343,7 @@ func (r *Reconciler) observe(ctx context.Context, sa *seedmanagementv1alpha1.See
 
 // readSet fills obs with the target ManagedSeedSet, its ManagedSeeds (those its selector
 // picks) and which of them are deleted or protected.
-func (r *Reconciler) readSet(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
+func (r *Reconciler) readSet(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
 	ref := sa.Spec.ScaleTargetRef
 	obs.set = &seedmanagementv1alpha1.ManagedSeedSet{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: sa.Namespace, Name: ref.Name}, obs.set); err != nil {
@@ -364,7 +365,7 @@ func (r *Reconciler) readSet(ctx context.Context, sa *seedmanagementv1alpha1.See
 
 // readUsage fills obs.usage with the usage of each resource of the spec on the seeds in
 // obs.seeds, from the custom metrics API, and obs.usageErrors with why it could not.
-func (r *Reconciler) readUsage(sa *seedmanagementv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) {
+func (r *Reconciler) readUsage(sa *autoscalingv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) {
 	for _, res := range resourcesOf(sa) {
 		values, err := r.Metrics.RootScopedMetrics().GetForObjects(seedGroupKind, selector, MetricSeedUsage,
 			labels.SelectorFromSet(labels.Set{"resource": res}))
@@ -386,7 +387,7 @@ func (r *Reconciler) readUsage(sa *seedmanagementv1alpha1.SeedAutoscaler, select
 // readShootProtection fills obs.shootsProtected: the set controller keeps a replica whose
 // Shoot carries protect-from-deletion as it keeps one whose ManagedSeed does. Only the
 // Shoots' metadata is cached, which is all this needs.
-func (r *Reconciler) readShootProtection(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation) error {
+func (r *Reconciler) readShootProtection(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation) error {
 	obs.shootsProtected = map[string]bool{}
 	for i := range obs.managedSeeds {
 		ms := &obs.managedSeeds[i]
@@ -413,7 +414,7 @@ func (r *Reconciler) readShootProtection(ctx context.Context, sa *seedmanagement
 // cluster-scoped: of a ManagedSeedSet, only the seeds of its own ManagedSeeds (named
 // alike) count, even if a set elsewhere uses the same labels, so those are read by name
 // rather than by a list of every seed; of any other target, every seed its selector matches.
-func (r *Reconciler) readSeeds(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
+func (r *Reconciler) readSeeds(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
 	ref := sa.Spec.ScaleTargetRef
 	if obs.set != nil {
 		for _, ms := range obs.managedSeeds {
@@ -442,12 +443,12 @@ func (r *Reconciler) readSeeds(ctx context.Context, sa *seedmanagementv1alpha1.S
 
 // writeDecision puts the decision into status, and records a Warning the moment metrics
 // become unavailable and an event the moment a scale-in is held by removable seeds.
-func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d recommend.Decision, able controllerutils.Outcome) {
-	if !d.ScalingActive.IsTrue() && controllerutils.ConditionChanged(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive) {
+func (r *Reconciler) writeDecision(sa *autoscalingv1alpha1.SeedAutoscaler, d recommend.Decision, able controllerutils.Outcome) {
+	if !d.ScalingActive.IsTrue() && controllerutils.ConditionChanged(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive) {
 		r.event(sa, scalingActiveEvent(d.ScalingActive.Reason), "Evaluate", "%s", d.ScalingActive.Message)
 	}
 	if d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds &&
-		controllerutils.ConditionChanged(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited) {
+		controllerutils.ConditionChanged(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited) {
 		r.event(sa, EventScalingLimited, "Evaluate", "%s", d.ScalingLimited.Message)
 	}
 
@@ -456,9 +457,9 @@ func (r *Reconciler) writeDecision(sa *seedmanagementv1alpha1.SeedAutoscaler, d 
 	sa.Status.Targets = recommend.Targets(d.Metrics)
 	sa.Status.Recommendations = recommendationsStatus(d.Recommendations)
 	sa.Status.MetricFailures = metricFailuresStatus(d.MetricFailures)
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerAbleToScale, able)
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive)
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited)
+	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerAbleToScale, able)
+	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive)
+	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited)
 }
 
 // scalingActiveEvent is the event of a reason of ScalingActive False: MetricsUnavailable
@@ -483,10 +484,10 @@ func scalingActiveEvent(reason controllerutils.Reason) controllerutils.EventReas
 	}
 }
 
-func (r *Reconciler) setCondition(sa *seedmanagementv1alpha1.SeedAutoscaler, conditionType string, o controllerutils.Outcome) {
+func (r *Reconciler) setCondition(sa *autoscalingv1alpha1.SeedAutoscaler, conditionType string, o controllerutils.Outcome) {
 	controllerutils.SetCondition(&sa.Status.Conditions, conditionType, o, sa.Generation, r.Clock.Now())
 }
 
-func (r *Reconciler) event(sa *seedmanagementv1alpha1.SeedAutoscaler, reason controllerutils.EventReason, action, note string, args ...any) {
+func (r *Reconciler) event(sa *autoscalingv1alpha1.SeedAutoscaler, reason controllerutils.EventReason, action, note string, args ...any) {
 	controllerutils.Event(r.Recorder, sa, nil, reason, action, note, args...)
 }

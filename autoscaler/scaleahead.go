@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 )
@@ -47,7 +47,7 @@ const (
 
 // scaleAheadConfig is spec.scaleAhead with its defaults filled in.
 type scaleAheadConfig struct {
-	forecasts []seedmanagementv1alpha1.ForecastType
+	forecasts []autoscalingv1alpha1.ForecastType
 	// lead is spec.scaleAhead.leadTimeSeconds; 0 when unset.
 	lead        time.Duration
 	trendWindow time.Duration
@@ -63,7 +63,7 @@ func seconds(v *int32, def time.Duration) time.Duration {
 }
 
 // scaleAheadConfigOf reads spec.scaleAhead; the accuracy's Floor is the caller's.
-func scaleAheadConfigOf(spec *seedmanagementv1alpha1.ScaleAhead) scaleAheadConfig {
+func scaleAheadConfigOf(spec *autoscalingv1alpha1.ScaleAhead) scaleAheadConfig {
 	cfg := scaleAheadConfig{
 		forecasts:   spec.Forecasts,
 		lead:        seconds(spec.LeadTimeSeconds, 0),
@@ -88,26 +88,26 @@ func scaleAheadConfigOf(spec *seedmanagementv1alpha1.ScaleAhead) scaleAheadConfi
 
 // leadTime is the lead time in use: the spec's, else the largest provisioning time measured
 // recently, else DefaultLeadTime.
-func leadTime(cfg scaleAheadConfig, measured []seedmanagementv1alpha1.ProvisioningTime) (time.Duration, seedmanagementv1alpha1.LeadTimeSource) {
+func leadTime(cfg scaleAheadConfig, measured []autoscalingv1alpha1.ProvisioningTime) (time.Duration, autoscalingv1alpha1.LeadTimeSource) {
 	if cfg.lead > 0 {
-		return cfg.lead, seedmanagementv1alpha1.LeadTimeFromSpec
+		return cfg.lead, autoscalingv1alpha1.LeadTimeFromSpec
 	}
 	var largest int32
 	for _, p := range measured {
 		largest = max(largest, p.Seconds)
 	}
 	if largest > 0 {
-		return time.Duration(largest) * time.Second, seedmanagementv1alpha1.LeadTimeMeasured
+		return time.Duration(largest) * time.Second, autoscalingv1alpha1.LeadTimeMeasured
 	}
-	return DefaultLeadTime, seedmanagementv1alpha1.LeadTimeDefault
+	return DefaultLeadTime, autoscalingv1alpha1.LeadTimeDefault
 }
 
 // measureProvisioning adds the replicas that became ready since the last evaluation to the
 // measured provisioning times, newest last, keeping the last maxProvisioningTimes. Only
 // replicas created after the autoscaler count, its own scale-outs, and each once: the time
 // from the ManagedSeed's creation to its Seed's GardenletReady transition.
-func measureProvisioning(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, known []seedmanagementv1alpha1.ProvisioningTime) []seedmanagementv1alpha1.ProvisioningTime {
-	out := append([]seedmanagementv1alpha1.ProvisioningTime(nil), known...)
+func measureProvisioning(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, known []autoscalingv1alpha1.ProvisioningTime) []autoscalingv1alpha1.ProvisioningTime {
+	out := append([]autoscalingv1alpha1.ProvisioningTime(nil), known...)
 	seen := map[string]bool{}
 	for _, p := range known {
 		seen[p.ManagedSeed] = true
@@ -123,7 +123,7 @@ func measureProvisioning(sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observa
 		if took <= 0 {
 			continue
 		}
-		out = append(out, seedmanagementv1alpha1.ProvisioningTime{
+		out = append(out, autoscalingv1alpha1.ProvisioningTime{
 			ManagedSeed: ms.Name, Seconds: int32(min(math.Ceil(took.Seconds()), math.MaxInt32)), ReadyTime: metav1.NewTime(readyAt),
 		})
 	}
@@ -162,7 +162,7 @@ func perSeedAtTarget(d recommend.Demand) float64 {
 
 // judge compares the latest prediction due by now with the demand now, drops every due
 // prediction, and updates the forecast's accuracy state.
-func judge(fs seedmanagementv1alpha1.ForecastStatus, a forecast.Accuracy, now time.Time, demand float64) (seedmanagementv1alpha1.ForecastStatus, string) {
+func judge(fs autoscalingv1alpha1.ForecastStatus, a forecast.Accuracy, now time.Time, demand float64) (autoscalingv1alpha1.ForecastStatus, string) {
 	due := sort.Search(len(fs.Predictions), func(i int) bool { return fs.Predictions[i].Time.After(now) })
 	if due == 0 {
 		return fs, ""
@@ -183,7 +183,7 @@ func judge(fs seedmanagementv1alpha1.ForecastStatus, a forecast.Accuracy, now ti
 
 // recordPrediction keeps the forecast made now for now + lead, at most one per
 // lead/predictionsPerLeadTime (and 15 s), and the last maxPredictions of them.
-func recordPrediction(preds []seedmanagementv1alpha1.ForecastPrediction, now time.Time, lead time.Duration, v forecast.Value) []seedmanagementv1alpha1.ForecastPrediction {
+func recordPrediction(preds []autoscalingv1alpha1.ForecastPrediction, now time.Time, lead time.Duration, v forecast.Value) []autoscalingv1alpha1.ForecastPrediction {
 	if !v.Known || math.IsNaN(v.Demand) || math.IsInf(v.Demand, 0) {
 		return preds
 	}
@@ -192,12 +192,12 @@ func recordPrediction(preds []seedmanagementv1alpha1.ForecastPrediction, now tim
 	if n := len(preds); n > 0 && at.Sub(preds[n-1].Time.Time) < spacing {
 		return preds
 	}
-	preds = append(preds, seedmanagementv1alpha1.ForecastPrediction{Time: metav1.NewTime(at), Demand: *floatQuantity(v.Demand)})
+	preds = append(preds, autoscalingv1alpha1.ForecastPrediction{Time: metav1.NewTime(at), Demand: *floatQuantity(v.Demand)})
 	return preds[max(0, len(preds)-maxPredictions):]
 }
 
 // forecastStatusOf returns the status of a forecast type, or a new one.
-func forecastStatusOf(st *seedmanagementv1alpha1.ScaleAheadStatus, t seedmanagementv1alpha1.ForecastType) seedmanagementv1alpha1.ForecastStatus {
+func forecastStatusOf(st *autoscalingv1alpha1.ScaleAheadStatus, t autoscalingv1alpha1.ForecastType) autoscalingv1alpha1.ForecastStatus {
 	if st != nil {
 		for _, fs := range st.Forecasts {
 			if fs.Type == t {
@@ -205,7 +205,7 @@ func forecastStatusOf(st *seedmanagementv1alpha1.ScaleAheadStatus, t seedmanagem
 			}
 		}
 	}
-	return seedmanagementv1alpha1.ForecastStatus{Type: t}
+	return autoscalingv1alpha1.ForecastStatus{Type: t}
 }
 
 // optionalQuantity renders a value for status; nil when it is not a finite number.

@@ -11,13 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
+
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
 )
 
 // createAheadAutoscaler creates the fixture's autoscaler at 70% shoots utilization with
 // spec.scaleAhead set to ahead.
-func (f *fixture) createAheadAutoscaler(maxR int32, ahead *seedmanagementv1alpha1.ScaleAhead) {
+func (f *fixture) createAheadAutoscaler(maxR int32, ahead *autoscalingv1alpha1.ScaleAhead) {
 	f.t.Helper()
 	sa := f.createAutoscaler(1, maxR, 70, nil)
 	sa.Spec.ScaleAhead = ahead
@@ -25,10 +27,10 @@ func (f *fixture) createAheadAutoscaler(maxR int32, ahead *seedmanagementv1alpha
 }
 
 // waitForAhead waits until status.scaleAhead shows the reason, at the fake clock's time.
-func (f *fixture) waitForAhead(reason seedmanagementv1alpha1.ScaleAheadReason) *seedmanagementv1alpha1.ScaleAheadStatus {
+func (f *fixture) waitForAhead(reason autoscalingv1alpha1.ScaleAheadReason) *autoscalingv1alpha1.ScaleAheadStatus {
 	f.t.Helper()
 	f.waitForEvaluation()
-	f.waitForStatus("scale-ahead "+string(reason), func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+	f.waitForStatus("scale-ahead "+string(reason), func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
 		return st.ScaleAhead != nil && st.ScaleAhead.Reason == reason
 	})
 	return f.get().Status.ScaleAhead
@@ -50,9 +52,9 @@ func (f *fixture) aheadSet(usage, trend float64) {
 	}
 }
 
-func trendAhead(leadSeconds int32) *seedmanagementv1alpha1.ScaleAhead {
-	return &seedmanagementv1alpha1.ScaleAhead{
-		Forecasts:       []seedmanagementv1alpha1.ForecastType{seedmanagementv1alpha1.TrendForecast},
+func trendAhead(leadSeconds int32) *autoscalingv1alpha1.ScaleAhead {
+	return &autoscalingv1alpha1.ScaleAhead{
+		Forecasts:       []autoscalingv1alpha1.ForecastType{autoscalingv1alpha1.TrendForecast},
 		LeadTimeSeconds: ptr.To(leadSeconds),
 	}
 }
@@ -71,14 +73,14 @@ func TestScaleAheadScalesOutOnARisingTrend(t *testing.T) {
 	// Once scaled, the forecast holds the replicas the reactive decision would remove again.
 	st := f.waitForAhead("HeldScaleIn")
 	assert.Equal(t, int32(600), st.LeadTimeSeconds)
-	assert.Equal(t, seedmanagementv1alpha1.LeadTimeFromSpec, st.LeadTimeSource)
+	assert.Equal(t, autoscalingv1alpha1.LeadTimeFromSpec, st.LeadTimeSource)
 	assert.Equal(t, ptr.To[int32](5), st.ForecastReplicas)
 	assert.Equal(t, "120", st.Demand.String())
 	require.Len(t, st.Forecasts, 1)
 	assert.Equal(t, "350", st.Forecasts[0].Demand.String())
 	assert.NotEmpty(t, st.Forecasts[0].Predictions, "the forecast is kept to judge it when its time comes")
 	assert.Equal(t, "lead_seconds=600,managedseedset=ahead-trend,window_seconds=1800", f.metrics.lastForecastSelector())
-	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScaleAheadActive)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 }
 
@@ -128,7 +130,7 @@ func TestScaleAheadInaccurateForecastSwitchesItselfOff(t *testing.T) {
 	// 200 for a demand of 120: 67% off, above the threshold of 50%.
 	f.aheadSet(60, 200)
 	ahead := trendAhead(60)
-	ahead.Accuracy = &seedmanagementv1alpha1.ForecastAccuracySpec{WindowSeconds: ptr.To[int32](60)}
+	ahead.Accuracy = &autoscalingv1alpha1.ForecastAccuracySpec{WindowSeconds: ptr.To[int32](60)}
 	f.createAheadAutoscaler(10, ahead)
 	f.start(false)
 	step := func() {
@@ -143,7 +145,7 @@ func TestScaleAheadInaccurateForecastSwitchesItselfOff(t *testing.T) {
 	st := f.waitForAhead("ForecastInaccurate")
 	assert.True(t, st.Forecasts[0].Inaccurate)
 	assert.Nil(t, st.ForecastReplicas)
-	c := f.condition(seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScaleAheadActive)
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	assert.Equal(t, "ForecastInaccurate", c.Reason)
 	off := f.eventsOnceThere("ForecastSwitchedOff", 1)
@@ -154,7 +156,7 @@ func TestScaleAheadInaccurateForecastSwitchesItselfOff(t *testing.T) {
 	step() // judges 120: on target, the streak begins
 	step() // on target for the window: switched on
 	require.Eventually(t, func() bool {
-		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive).Status == metav1.ConditionTrue
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScaleAheadActive).Status == metav1.ConditionTrue
 	}, timeout, tick)
 	assert.False(t, f.get().Status.ScaleAhead.Forecasts[0].Inaccurate)
 	assert.Len(t, f.eventsOnceThere("ForecastSwitchedOn", 1), 1)

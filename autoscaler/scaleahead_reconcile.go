@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
@@ -46,15 +46,15 @@ type ahead struct {
 // scaleAhead folds spec.scaleAhead's forecasts into the reactive decision and writes
 // status.scaleAhead and the ScaleAheadActive condition. A forecast that cannot be read or
 // used leaves the decision as it is and says why in status.
-func (r *Reconciler) scaleAhead(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision) ahead {
+func (r *Reconciler) scaleAhead(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision) ahead {
 	if sa.Spec.ScaleAhead == nil {
 		sa.Status.ScaleAhead = nil
-		meta.RemoveStatusCondition(&sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive)
+		meta.RemoveStatusCondition(&sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScaleAheadActive)
 		return ahead{decision: d}
 	}
 	cfg := scaleAheadConfigOf(sa.Spec.ScaleAhead)
 	prev := sa.Status.ScaleAhead
-	st := &seedmanagementv1alpha1.ScaleAheadStatus{}
+	st := &autoscalingv1alpha1.ScaleAheadStatus{}
 	if prev != nil {
 		st.ProvisioningTimes = prev.ProvisioningTimes
 	}
@@ -84,7 +84,7 @@ func (r *Reconciler) scaleAhead(ctx context.Context, sa *seedmanagementv1alpha1.
 
 // forecasts reads each forecast of the spec, judges its accuracy, records its prediction
 // and returns the values of those switched on, and whether every forecast is switched off.
-func (r *Reconciler) forecasts(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, cfg scaleAheadConfig, lead time.Duration, demand float64, prev, st *seedmanagementv1alpha1.ScaleAheadStatus) ([]forecast.Value, bool) {
+func (r *Reconciler) forecasts(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, cfg scaleAheadConfig, lead time.Duration, demand float64, prev, st *autoscalingv1alpha1.ScaleAheadStatus) ([]forecast.Value, bool) {
 	now := r.Clock.Now()
 	var values []forecast.Value
 	allOff := true
@@ -110,7 +110,7 @@ func (r *Reconciler) forecasts(ctx context.Context, sa *seedmanagementv1alpha1.S
 
 // readForecast reads one forecast of the target's demand from the external metrics API;
 // without one it says why.
-func (r *Reconciler) readForecast(ctx context.Context, sa *seedmanagementv1alpha1.SeedAutoscaler, obs *observation, t seedmanagementv1alpha1.ForecastType, cfg scaleAheadConfig, lead time.Duration, now time.Time) (forecast.Value, string) {
+func (r *Reconciler) readForecast(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, t autoscalingv1alpha1.ForecastType, cfg scaleAheadConfig, lead time.Duration, now time.Time) (forecast.Value, string) {
 	if obs == nil || obs.set == nil {
 		return forecast.Value{}, "forecasts exist for a ManagedSeedSet's demand only, and the target is not one"
 	}
@@ -136,10 +136,10 @@ func (r *Reconciler) readForecast(ctx context.Context, sa *seedmanagementv1alpha
 
 // forecastQuery is the external metric of a forecast type and its selector: the set, and
 // the parameters of the forecast as reserved keys.
-func forecastQuery(set string, t seedmanagementv1alpha1.ForecastType, cfg scaleAheadConfig, lead time.Duration) (string, labels.Selector) {
+func forecastQuery(set string, t autoscalingv1alpha1.ForecastType, cfg scaleAheadConfig, lead time.Duration) (string, labels.Selector) {
 	params := labels.Set{"managedseedset": set, ParamLeadSeconds: strconv.Itoa(int(lead / time.Second))}
 	metric := MetricDemandTrend
-	if t == seedmanagementv1alpha1.SeasonalForecast {
+	if t == autoscalingv1alpha1.SeasonalForecast {
 		metric = MetricDemandSeasonal
 		params[ParamPeriodSeconds] = strconv.Itoa(int(cfg.period / time.Second))
 	} else {
@@ -149,7 +149,7 @@ func forecastQuery(set string, t seedmanagementv1alpha1.ForecastType, cfg scaleA
 }
 
 // accuracyEvent records the moment a forecast switches off or back on.
-func (r *Reconciler) accuracyEvent(sa *seedmanagementv1alpha1.SeedAutoscaler, t seedmanagementv1alpha1.ForecastType, wasOff, off bool, message string) {
+func (r *Reconciler) accuracyEvent(sa *autoscalingv1alpha1.SeedAutoscaler, t autoscalingv1alpha1.ForecastType, wasOff, off bool, message string) {
 	switch {
 	case off && !wasOff:
 		r.event(sa, EventForecastSwitchedOff, "Forecast", "The %s forecast is switched off: %s", t, message)
@@ -160,8 +160,8 @@ func (r *Reconciler) accuracyEvent(sa *seedmanagementv1alpha1.SeedAutoscaler, t 
 
 // writeScaleAhead puts the combination's outcome into status and the ScaleAheadActive
 // condition.
-func (r *Reconciler) writeScaleAhead(sa *seedmanagementv1alpha1.SeedAutoscaler, st *seedmanagementv1alpha1.ScaleAheadStatus, res forecast.Result, allOff bool, lead time.Duration, source seedmanagementv1alpha1.LeadTimeSource) {
-	st.Reason = seedmanagementv1alpha1.ScaleAheadReason(res.Reason)
+func (r *Reconciler) writeScaleAhead(sa *autoscalingv1alpha1.SeedAutoscaler, st *autoscalingv1alpha1.ScaleAheadStatus, res forecast.Result, allOff bool, lead time.Duration, source autoscalingv1alpha1.LeadTimeSource) {
+	st.Reason = autoscalingv1alpha1.ScaleAheadReason(res.Reason)
 	st.Message = controllerutils.Truncate(fmt.Sprintf("%s (lead time %s, %s)", res.Message, lead, source), 1024)
 	st.ForecastReplicas = nil
 	if res.Forecast >= 0 {
@@ -173,11 +173,11 @@ func (r *Reconciler) writeScaleAhead(sa *seedmanagementv1alpha1.SeedAutoscaler, 
 	if allOff {
 		active = controllerutils.False(ReasonForecastInaccurate, "every forecast missed the demand for longer than the accuracy window and is switched off until it meets the demand again; the autoscaler decides reactively meanwhile")
 	}
-	r.setCondition(sa, seedmanagementv1alpha1.SeedAutoscalerScaleAheadActive, active)
+	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScaleAheadActive, active)
 }
 
 // recommendationsOf is the forecast's own stabilization history in st.
-func recommendationsOf(st *seedmanagementv1alpha1.ScaleAheadStatus) []recommend.Recommendation {
+func recommendationsOf(st *autoscalingv1alpha1.ScaleAheadStatus) []recommend.Recommendation {
 	if st == nil {
 		return nil
 	}

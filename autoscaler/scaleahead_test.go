@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
@@ -18,27 +19,27 @@ import (
 
 var ahead0 = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
 
-func provisioned(name string, secs int32, readyAfter time.Duration) seedmanagementv1alpha1.ProvisioningTime {
-	return seedmanagementv1alpha1.ProvisioningTime{ManagedSeed: name, Seconds: secs, ReadyTime: metav1.NewTime(ahead0.Add(readyAfter))}
+func provisioned(name string, secs int32, readyAfter time.Duration) autoscalingv1alpha1.ProvisioningTime {
+	return autoscalingv1alpha1.ProvisioningTime{ManagedSeed: name, Seconds: secs, ReadyTime: metav1.NewTime(ahead0.Add(readyAfter))}
 }
 
 func TestLeadTime(t *testing.T) {
 	cases := []struct {
 		name     string
 		spec     *int32
-		measured []seedmanagementv1alpha1.ProvisioningTime
+		measured []autoscalingv1alpha1.ProvisioningTime
 		want     time.Duration
-		source   seedmanagementv1alpha1.LeadTimeSource
+		source   autoscalingv1alpha1.LeadTimeSource
 	}{
-		{"nothing measured: the default", nil, nil, 900 * time.Second, seedmanagementv1alpha1.LeadTimeDefault},
-		{"the largest measured", nil, []seedmanagementv1alpha1.ProvisioningTime{provisioned("a", 600, 0), provisioned("b", 1260, time.Minute), provisioned("c", 700, 2*time.Minute)},
-			1260 * time.Second, seedmanagementv1alpha1.LeadTimeMeasured},
-		{"the spec wins over a measurement", ptr.To[int32](300), []seedmanagementv1alpha1.ProvisioningTime{provisioned("a", 1200, 0)},
-			300 * time.Second, seedmanagementv1alpha1.LeadTimeFromSpec},
+		{"nothing measured: the default", nil, nil, 900 * time.Second, autoscalingv1alpha1.LeadTimeDefault},
+		{"the largest measured", nil, []autoscalingv1alpha1.ProvisioningTime{provisioned("a", 600, 0), provisioned("b", 1260, time.Minute), provisioned("c", 700, 2*time.Minute)},
+			1260 * time.Second, autoscalingv1alpha1.LeadTimeMeasured},
+		{"the spec wins over a measurement", ptr.To[int32](300), []autoscalingv1alpha1.ProvisioningTime{provisioned("a", 1200, 0)},
+			300 * time.Second, autoscalingv1alpha1.LeadTimeFromSpec},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := scaleAheadConfigOf(&seedmanagementv1alpha1.ScaleAhead{Forecasts: []seedmanagementv1alpha1.ForecastType{"Trend"}, LeadTimeSeconds: c.spec})
+			cfg := scaleAheadConfigOf(&autoscalingv1alpha1.ScaleAhead{Forecasts: []autoscalingv1alpha1.ForecastType{"Trend"}, LeadTimeSeconds: c.spec})
 			got, source := leadTime(cfg, c.measured)
 			assert.Equal(t, c.want, got)
 			assert.Equal(t, c.source, source)
@@ -47,16 +48,16 @@ func TestLeadTime(t *testing.T) {
 }
 
 func TestScaleAheadConfigDefaults(t *testing.T) {
-	cfg := scaleAheadConfigOf(&seedmanagementv1alpha1.ScaleAhead{Forecasts: []seedmanagementv1alpha1.ForecastType{"Trend", "Seasonal"}})
+	cfg := scaleAheadConfigOf(&autoscalingv1alpha1.ScaleAhead{Forecasts: []autoscalingv1alpha1.ForecastType{"Trend", "Seasonal"}})
 	assert.Equal(t, 1800*time.Second, cfg.trendWindow)
 	assert.Equal(t, 24*time.Hour, cfg.period)
 	assert.Equal(t, forecast.Accuracy{Threshold: 0.5, Window: time.Hour}, cfg.accuracy)
 	assert.Zero(t, cfg.lead)
 
-	cfg = scaleAheadConfigOf(&seedmanagementv1alpha1.ScaleAhead{
-		Forecasts: []seedmanagementv1alpha1.ForecastType{"Seasonal"}, LeadTimeSeconds: ptr.To[int32](600),
-		Seasonal: &seedmanagementv1alpha1.SeasonalForecastSpec{PeriodSeconds: ptr.To[int32](604800)},
-		Accuracy: &seedmanagementv1alpha1.ForecastAccuracySpec{ThresholdPercent: ptr.To[int32](25)},
+	cfg = scaleAheadConfigOf(&autoscalingv1alpha1.ScaleAhead{
+		Forecasts: []autoscalingv1alpha1.ForecastType{"Seasonal"}, LeadTimeSeconds: ptr.To[int32](600),
+		Seasonal: &autoscalingv1alpha1.SeasonalForecastSpec{PeriodSeconds: ptr.To[int32](604800)},
+		Accuracy: &autoscalingv1alpha1.ForecastAccuracySpec{ThresholdPercent: ptr.To[int32](25)},
 	})
 	assert.Equal(t, 7*24*time.Hour, cfg.period)
 	assert.Equal(t, forecast.Accuracy{Threshold: 0.25, Window: time.Hour}, cfg.accuracy, "an unset window keeps its default")
@@ -80,7 +81,7 @@ func replica(obs *observation, name string, created, ready time.Duration) {
 }
 
 func TestMeasureProvisioning(t *testing.T) {
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(ahead0)}}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(ahead0)}}
 	obs := &observation{seeds: map[string]*gardencorev1beta1.Seed{}}
 	replica(obs, "before-the-autoscaler", -time.Hour, time.Minute)
 	replica(obs, "scaled-out", 10*time.Minute, 27*time.Minute)
@@ -88,14 +89,14 @@ func TestMeasureProvisioning(t *testing.T) {
 	replica(obs, "ready-before-created", 30*time.Minute, 29*time.Minute)
 
 	got := measureProvisioning(sa, obs, nil)
-	assert.Equal(t, []seedmanagementv1alpha1.ProvisioningTime{provisioned("scaled-out", 1020, 27*time.Minute)}, got,
+	assert.Equal(t, []autoscalingv1alpha1.ProvisioningTime{provisioned("scaled-out", 1020, 27*time.Minute)}, got,
 		"only the autoscaler's own scale-outs that became ready count")
 
 	// Measured once: a later flap of its readiness does not measure it again.
 	obs.seeds["scaled-out"].Status.Conditions[0].LastTransitionTime = metav1.NewTime(ahead0.Add(5 * time.Hour))
 	assert.Equal(t, got, measureProvisioning(sa, obs, got))
 
-	var many []seedmanagementv1alpha1.ProvisioningTime
+	var many []autoscalingv1alpha1.ProvisioningTime
 	for i := range 12 {
 		many = append(many, provisioned(string(rune('a'+i)), int32(600+i), time.Duration(i)*time.Minute))
 	}
@@ -125,7 +126,7 @@ func TestPerSeedAtTarget(t *testing.T) {
 
 func TestRecordPredictionAndJudge(t *testing.T) {
 	lead := 16 * time.Minute // one prediction per 20 s
-	var preds []seedmanagementv1alpha1.ForecastPrediction
+	var preds []autoscalingv1alpha1.ForecastPrediction
 	preds = recordPrediction(preds, ahead0, lead, forecast.Value{Demand: 200, Known: true})
 	preds = recordPrediction(preds, ahead0.Add(15*time.Second), lead, forecast.Value{Demand: 300, Known: true})
 	assert.Len(t, preds, 1, "closer than lead/48 to the last: not kept")
@@ -135,7 +136,7 @@ func TestRecordPredictionAndJudge(t *testing.T) {
 	assert.Len(t, preds, 2, "nothing to keep of an unknown or NaN forecast")
 
 	a := forecast.Accuracy{Threshold: 0.5, Window: time.Minute, Floor: 70}
-	fs := seedmanagementv1alpha1.ForecastStatus{Type: "Trend", Predictions: preds}
+	fs := autoscalingv1alpha1.ForecastStatus{Type: "Trend", Predictions: preds}
 	fs, msg := judge(fs, a, ahead0.Add(lead-time.Second), 100)
 	assert.Empty(t, msg, "nothing due yet")
 	assert.Len(t, fs.Predictions, 2)
@@ -158,11 +159,11 @@ func TestRecordPredictionAndJudge(t *testing.T) {
 }
 
 func TestForecastQuery(t *testing.T) {
-	cfg := scaleAheadConfigOf(&seedmanagementv1alpha1.ScaleAhead{Forecasts: []seedmanagementv1alpha1.ForecastType{"Trend", "Seasonal"}})
-	metric, sel := forecastQuery("demo", seedmanagementv1alpha1.TrendForecast, cfg, 900*time.Second)
+	cfg := scaleAheadConfigOf(&autoscalingv1alpha1.ScaleAhead{Forecasts: []autoscalingv1alpha1.ForecastType{"Trend", "Seasonal"}})
+	metric, sel := forecastQuery("demo", autoscalingv1alpha1.TrendForecast, cfg, 900*time.Second)
 	assert.Equal(t, MetricDemandTrend, metric)
 	assert.Equal(t, "lead_seconds=900,managedseedset=demo,window_seconds=1800", sel.String())
-	metric, sel = forecastQuery("demo", seedmanagementv1alpha1.SeasonalForecast, cfg, 600*time.Second)
+	metric, sel = forecastQuery("demo", autoscalingv1alpha1.SeasonalForecast, cfg, 600*time.Second)
 	assert.Equal(t, MetricDemandSeasonal, metric)
 	assert.Equal(t, "lead_seconds=600,managedseedset=demo,period_seconds=86400", sel.String())
 }

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
@@ -34,7 +34,7 @@ const (
 // recommend.ReasonFailedGetScale is what it cannot tell apart (a timeout, an unavailable
 // API). A kind without a scale subresource answers /scale with the same NotFound as a
 // missing object, so on NotFound the object itself is looked up.
-func scaleTargetProblem(ctx context.Context, reader client.Reader, sa *seedmanagementv1alpha1.SeedAutoscaler, err error) (controllerutils.Reason, string) {
+func scaleTargetProblem(ctx context.Context, reader client.Reader, sa *autoscalingv1alpha1.SeedAutoscaler, err error) (controllerutils.Reason, string) {
 	ref := sa.Spec.ScaleTargetRef
 	target := fmt.Sprintf("%s %s/%s", ref.Kind, sa.Namespace, ref.Name)
 	switch {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 )
 
 // heapGVK is a kind without a scale subresource: the apiserver accepts it as a scale
@@ -52,22 +52,22 @@ func TestScaleTargetProblemsAreNamedInAbleToScale(t *testing.T) {
 	installSeedPools(t)
 	for _, tc := range []struct {
 		name   string
-		ref    seedmanagementv1alpha1.CrossVersionObjectReference
+		ref    autoscalingv1alpha1.CrossVersionObjectReference
 		reason string
 		want   string
 	}{{
 		name:   "no-scale",
-		ref:    seedmanagementv1alpha1.CrossVersionObjectReference{APIVersion: heapGVK.GroupVersion().String(), Kind: heapGVK.Kind, Name: "no-scale"},
+		ref:    autoscalingv1alpha1.CrossVersionObjectReference{APIVersion: heapGVK.GroupVersion().String(), Kind: heapGVK.Kind, Name: "no-scale"},
 		reason: "MissingScaleSubresource",
 		want:   "SeedHeap no-scale/no-scale exists, but SeedHeap heaps.test.seedscaler.io/v1 has no scale subresource: target a ManagedSeedSet, or a kind whose CRD declares subresources.scale",
 	}, {
 		name:   "unknown-kind",
-		ref:    seedmanagementv1alpha1.CrossVersionObjectReference{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSett", Name: "unknown-kind"},
+		ref:    autoscalingv1alpha1.CrossVersionObjectReference{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSett", Name: "unknown-kind"},
 		reason: "UnknownTargetKind",
 		want:   "the cluster serves no kind ManagedSeedSett in seedmanagement.gardener.cloud/v1alpha1: correct spec.scaleTargetRef.apiVersion and kind, or install the CRD",
 	}, {
 		name:   "missing-pool",
-		ref:    seedmanagementv1alpha1.CrossVersionObjectReference{APIVersion: poolGVK.GroupVersion().String(), Kind: poolGVK.Kind, Name: "absent"},
+		ref:    autoscalingv1alpha1.CrossVersionObjectReference{APIVersion: poolGVK.GroupVersion().String(), Kind: poolGVK.Kind, Name: "absent"},
 		reason: "TargetNotFound",
 		want:   "SeedPool missing-pool/absent does not exist: create it or correct spec.scaleTargetRef.name",
 	}} {
@@ -85,8 +85,8 @@ func TestScaleTargetProblemsAreNamedInAbleToScale(t *testing.T) {
 			require.NoError(t, env.Client.Update(f.ctx, sa))
 			f.start(false)
 
-			f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerAbleToScale, tc.reason)
-			c := f.condition(seedmanagementv1alpha1.SeedAutoscalerAbleToScale)
+			f.waitForReason(autoscalingv1alpha1.SeedAutoscalerAbleToScale, tc.reason)
+			c := f.condition(autoscalingv1alpha1.SeedAutoscalerAbleToScale)
 			assert.Equal(t, metav1.ConditionFalse, c.Status)
 			assert.Contains(t, c.Message, tc.want)
 			require.Eventually(t, func() bool { return len(f.events("FailedGetScale")) > 0 }, timeout, tick)

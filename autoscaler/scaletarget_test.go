@@ -12,15 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 func TestScaleTargetProblemNamesTheCauseAndTheFix(t *testing.T) {
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
 	sa.Namespace = "garden"
-	sa.Spec.ScaleTargetRef = seedmanagementv1alpha1.CrossVersionObjectReference{APIVersion: "pools.example.com/v1", Kind: "SeedPool", Name: "eu"}
+	sa.Spec.ScaleTargetRef = autoscalingv1alpha1.CrossVersionObjectReference{APIVersion: "pools.example.com/v1", Kind: "SeedPool", Name: "eu"}
 	gr := schema.GroupResource{Group: "pools.example.com", Resource: "seedpools"}
 	notFound := fmt.Errorf("reading the scale of SeedPool garden/eu: %w", apierrors.NewNotFound(gr, "eu"))
 	lookups := map[string]error{

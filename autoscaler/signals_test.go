@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
+
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
 )
@@ -99,7 +101,7 @@ func (f *fixture) createHotSet() *seedmanagementv1alpha1.ManagedSeedSet {
 // waitForReason waits until the condition of the given type has the given reason.
 func (f *fixture) waitForReason(typ, reason string) {
 	f.t.Helper()
-	f.waitForStatus(typ+" "+reason, func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool {
+	f.waitForStatus(typ+" "+reason, func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
 		c := meta.FindStatusCondition(st.Conditions, typ)
 		return c != nil && c.Reason == reason
 	})
@@ -114,7 +116,7 @@ func TestHumanZeroIsNotReportedAsMetricsUnavailable(t *testing.T) {
 	f.start(false)
 
 	require.Eventually(t, func() bool {
-		return f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Reason == "ScalingDisabled"
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason == "ScalingDisabled"
 	}, timeout, tick)
 	notes := f.eventsOnceThere("ScalingDisabled", 1)
 	assert.Contains(t, notes[0], "scaled to zero by someone else")
@@ -136,7 +138,7 @@ func TestInvalidSelectorIsReportedAndStatusNotStale(t *testing.T) {
 	set.Status.Selector = ""
 	require.NoError(t, env.Client.Status().Update(f.ctx, set))
 
-	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "InvalidSelector")
+	f.waitForReason(autoscalingv1alpha1.SeedAutoscalerScalingActive, "InvalidSelector")
 	notes := f.eventsOnceThere("InvalidSelector", 1)
 	assert.Contains(t, notes[0], "status.selector")
 	sa := f.get()
@@ -155,7 +157,7 @@ func TestFailedScaleWriteStillShowsTheDecision(t *testing.T) {
 	f.createAutoscaler(1, 10, 50, nil)
 	f.startWithFailingScales(false, true)
 
-	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerAbleToScale, "FailedUpdateScale")
+	f.waitForReason(autoscalingv1alpha1.SeedAutoscalerAbleToScale, "FailedUpdateScale")
 	sa := f.get()
 	assert.Equal(t, int32(2), sa.Status.CurrentReplicas)
 	assert.Equal(t, int32(4), sa.Status.DesiredReplicas)
@@ -189,17 +191,17 @@ func TestPausedReplicasHoldTheTarget(t *testing.T) {
 	f := newFixture(t, "paused")
 	f.createHotSet()
 	sa := f.createAutoscaler(1, 10, 50, nil)
-	sa.Annotations = map[string]string{seedmanagementv1alpha1.AnnotationPausedReplicas: "3"}
+	sa.Annotations = map[string]string{autoscalingv1alpha1.AnnotationPausedReplicas: "3"}
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	f.start(false)
 
 	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
-	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "ScalingPaused")
+	f.waitForReason(autoscalingv1alpha1.SeedAutoscalerScalingActive, "ScalingPaused")
 	st := f.get().Status
 	assert.Equal(t, "ManagedSeedSet/paused", st.Reference)
 	assert.Equal(t, int32(3), st.DesiredReplicas)
 	assert.Equal(t, "90%/50%", st.Targets, "still measured while paused")
-	assert.Equal(t, []string{"2 → 3: paused at 3 replicas by the annotation seedmanagement.gardener.cloud/paused-replicas; remove it to resume autoscaling"}, f.eventsOnceThere("SuccessfulRescale", 1))
+	assert.Equal(t, []string{"2 → 3: paused at 3 replicas by the annotation autoscaling.seedscaler.io/paused-replicas; remove it to resume autoscaling"}, f.eventsOnceThere("SuccessfulRescale", 1))
 	assert.NotEmpty(t, f.eventsOnceThere("ScalingPaused", 1))
 	f.clock.Step(time.Minute)
 	f.waitForEvaluation()
@@ -207,16 +209,16 @@ func TestPausedReplicasHoldTheTarget(t *testing.T) {
 
 	// Not a number: held where it is, and said.
 	sa = f.get()
-	sa.Annotations[seedmanagementv1alpha1.AnnotationPausedReplicas] = "three"
+	sa.Annotations[autoscalingv1alpha1.AnnotationPausedReplicas] = "three"
 	require.NoError(t, env.Client.Update(f.ctx, sa))
-	f.waitForReason(seedmanagementv1alpha1.SeedAutoscalerScalingActive, "InvalidPausedReplicas")
+	f.waitForReason(autoscalingv1alpha1.SeedAutoscalerScalingActive, "InvalidPausedReplicas")
 	notes := f.eventsOnceThere("InvalidPausedReplicas", 1)
-	assert.Contains(t, notes[0], `annotation seedmanagement.gardener.cloud/paused-replicas="three" is not a whole number of replicas`)
+	assert.Contains(t, notes[0], `annotation autoscaling.seedscaler.io/paused-replicas="three" is not a whole number of replicas`)
 	assert.Equal(t, int32(3), f.specReplicas())
 
 	// Removed: the autoscaler decides again.
 	sa = f.get()
-	delete(sa.Annotations, seedmanagementv1alpha1.AnnotationPausedReplicas)
+	delete(sa.Annotations, autoscalingv1alpha1.AnnotationPausedReplicas)
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	require.Eventually(t, func() bool { return f.specReplicas() == 4 }, timeout, tick)
 }

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
@@ -290,20 +291,20 @@ func (f *fixture) createSeed(name string, readySince time.Time, labels ...string
 }
 
 // createAutoscaler creates a SeedAutoscaler for the set on shoots utilization.
-func (f *fixture) createAutoscaler(minR, maxR, utilization int32, behavior *seedmanagementv1alpha1.SeedAutoscalerBehavior) *seedmanagementv1alpha1.SeedAutoscaler {
+func (f *fixture) createAutoscaler(minR, maxR, utilization int32, behavior *autoscalingv1alpha1.SeedAutoscalerBehavior) *autoscalingv1alpha1.SeedAutoscaler {
 	f.t.Helper()
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{
+	sa := &autoscalingv1alpha1.SeedAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Name: f.name, Namespace: f.ns},
-		Spec: seedmanagementv1alpha1.SeedAutoscalerSpec{
-			ScaleTargetRef: seedmanagementv1alpha1.CrossVersionObjectReference{
+		Spec: autoscalingv1alpha1.SeedAutoscalerSpec{
+			ScaleTargetRef: autoscalingv1alpha1.CrossVersionObjectReference{
 				APIVersion: seedmanagementv1alpha1.GroupVersion.String(), Kind: "ManagedSeedSet", Name: f.name,
 			},
 			MinReplicas: ptr.To(minR),
 			MaxReplicas: maxR,
-			Metrics: []seedmanagementv1alpha1.MetricSpec{{
-				Type: seedmanagementv1alpha1.ResourceMetricSourceType,
-				Resource: &seedmanagementv1alpha1.ResourceMetricSource{Name: "shoots", Target: seedmanagementv1alpha1.MetricTarget{
-					Type: seedmanagementv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To(utilization),
+			Metrics: []autoscalingv1alpha1.MetricSpec{{
+				Type: autoscalingv1alpha1.ResourceMetricSourceType,
+				Resource: &autoscalingv1alpha1.ResourceMetricSource{Name: "shoots", Target: autoscalingv1alpha1.MetricTarget{
+					Type: autoscalingv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To(utilization),
 				}},
 			}},
 			Behavior: behavior,
@@ -355,8 +356,8 @@ func (f *fixture) startWith(customize func(manager.Manager, *autoscaler.Reconcil
 	return stop
 }
 
-func (f *fixture) get() *seedmanagementv1alpha1.SeedAutoscaler {
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+func (f *fixture) get() *autoscalingv1alpha1.SeedAutoscaler {
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
 	require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: f.name}, sa))
 	return sa
 }

@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 )
 
 // poolGVK is a kind other than ManagedSeedSet with a scale subresource whose status.selector
@@ -87,16 +87,16 @@ func TestTargetOtherThanManagedSeedSetScalesIn(t *testing.T) {
 	for i := range 4 {
 		f.addSeed(replicaName(f.name, i), 0, "pool", f.name)
 	}
-	sa := f.createAutoscaler(1, 10, 50, &seedmanagementv1alpha1.SeedAutoscalerBehavior{
-		ScaleDown: &seedmanagementv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	sa := f.createAutoscaler(1, 10, 50, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
 	})
-	sa.Spec.ScaleTargetRef = seedmanagementv1alpha1.CrossVersionObjectReference{APIVersion: poolGVK.GroupVersion().String(), Kind: poolGVK.Kind, Name: f.name}
+	sa.Spec.ScaleTargetRef = autoscalingv1alpha1.CrossVersionObjectReference{APIVersion: poolGVK.GroupVersion().String(), Kind: poolGVK.Kind, Name: f.name}
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	f.start(false)
 
-	f.waitForStatus("1 replica", func(st seedmanagementv1alpha1.SeedAutoscalerStatus) bool { return st.CurrentReplicas == 1 })
+	f.waitForStatus("1 replica", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool { return st.CurrentReplicas == 1 })
 	assert.Equal(t, int64(1), f.poolReplicas())
 	assert.Equal(t, []string{"4 → 1: resource/shoots is 0% of target 50%"}, f.eventsOnceThere("SuccessfulRescale", 1))
-	assert.Equal(t, metav1.ConditionTrue, f.condition(seedmanagementv1alpha1.SeedAutoscalerScalingActive).Status)
+	assert.Equal(t, metav1.ConditionTrue, f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Status)
 	assert.Empty(t, f.events("MetricsUnavailable"))
 }

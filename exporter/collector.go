@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -362,7 +362,7 @@ func (c *Collector) collectSeedAutoscalerTargets(ch chan<- prometheus.Metric, lo
 		typ, _ := target["type"].(string)
 		targetTypes[resourceName] = typ
 		field := "averageValue"
-		if typ == string(seedmanagementv1alpha1.UtilizationMetricType) {
+		if typ == string(autoscalingv1alpha1.UtilizationMetricType) {
 			field = "averageUtilization"
 		}
 		value, err := quantityValue(target[field])
@@ -410,12 +410,12 @@ func (c *Collector) collectSeedAutoscalerCurrent(ch chan<- prometheus.Metric, lo
 // without a target, the first present of averageUtilization, averageValue, value.
 func currentField(targetType string, values map[string]any) string {
 	switch targetType {
-	case string(seedmanagementv1alpha1.UtilizationMetricType):
+	case string(autoscalingv1alpha1.UtilizationMetricType):
 		if _, ok := values["averageUtilization"]; ok {
 			return "averageUtilization"
 		}
 		return ""
-	case string(seedmanagementv1alpha1.AverageValueMetricType):
+	case string(autoscalingv1alpha1.AverageValueMetricType):
 		if _, ok := values["averageValue"]; ok {
 			return "averageValue"
 		}

@@ -17,6 +17,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -88,8 +89,8 @@ func (f *fixture) addManagedSeedSet(set *seedmanagementv1alpha1.ManagedSeedSet) 
 	require.NoError(f.t, f.src.ManagedSeedSets.Add(obj))
 }
 
-func (f *fixture) addSeedAutoscaler(sa *seedmanagementv1alpha1.SeedAutoscaler) {
-	obj, err := transformSeedAutoscaler(toUnstructured(f.t, sa, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler").String()))
+func (f *fixture) addSeedAutoscaler(sa *autoscalingv1alpha1.SeedAutoscaler) {
+	obj, err := transformSeedAutoscaler(toUnstructured(f.t, sa, autoscalingv1alpha1.GroupVersion.WithKind("SeedAutoscaler").String()))
 	require.NoError(f.t, err)
 	require.NoError(f.t, f.src.SeedAutoscalers.Add(obj))
 }
@@ -127,28 +128,28 @@ func landscape(t *testing.T) *Collector {
 			Name: "set-1-2", Reason: seedmanagementv1alpha1.ShootReconcileFailedReason, Retries: ptr.To[int32](2),
 		}},
 	})
-	f.addSeedAutoscaler(&seedmanagementv1alpha1.SeedAutoscaler{
+	f.addSeedAutoscaler(&autoscalingv1alpha1.SeedAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "set-1"},
-		Spec: seedmanagementv1alpha1.SeedAutoscalerSpec{
+		Spec: autoscalingv1alpha1.SeedAutoscalerSpec{
 			MinReplicas: ptr.To[int32](0), MaxReplicas: 10,
-			Metrics: []seedmanagementv1alpha1.MetricSpec{{Type: seedmanagementv1alpha1.ResourceMetricSourceType, Resource: &seedmanagementv1alpha1.ResourceMetricSource{
-				Name: gardencorev1beta1.ResourceShoots, Target: seedmanagementv1alpha1.MetricTarget{Type: seedmanagementv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)},
-			}}, {Type: seedmanagementv1alpha1.ResourceMetricSourceType, Resource: &seedmanagementv1alpha1.ResourceMetricSource{
-				Name: "persistent-volumes", Target: seedmanagementv1alpha1.MetricTarget{Type: seedmanagementv1alpha1.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("150"))},
+			Metrics: []autoscalingv1alpha1.MetricSpec{{Type: autoscalingv1alpha1.ResourceMetricSourceType, Resource: &autoscalingv1alpha1.ResourceMetricSource{
+				Name: gardencorev1beta1.ResourceShoots, Target: autoscalingv1alpha1.MetricTarget{Type: autoscalingv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)},
+			}}, {Type: autoscalingv1alpha1.ResourceMetricSourceType, Resource: &autoscalingv1alpha1.ResourceMetricSource{
+				Name: "persistent-volumes", Target: autoscalingv1alpha1.MetricTarget{Type: autoscalingv1alpha1.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("150"))},
 			}}},
 		},
-		Status: seedmanagementv1alpha1.SeedAutoscalerStatus{
+		Status: autoscalingv1alpha1.SeedAutoscalerStatus{
 			CurrentReplicas: 2, DesiredReplicas: 3,
-			CurrentMetrics: []seedmanagementv1alpha1.MetricStatus{{Type: seedmanagementv1alpha1.ResourceMetricSourceType, Resource: &seedmanagementv1alpha1.ResourceMetricStatus{
-				Name: gardencorev1beta1.ResourceShoots, Current: seedmanagementv1alpha1.MetricValueStatus{AverageUtilization: ptr.To[int32](82), AverageValue: ptr.To(resource.MustParse("82"))},
-			}}, {Type: seedmanagementv1alpha1.ResourceMetricSourceType, Resource: &seedmanagementv1alpha1.ResourceMetricStatus{
-				Name: "persistent-volumes", Current: seedmanagementv1alpha1.MetricValueStatus{AverageValue: ptr.To(resource.MustParse("120500m"))},
+			CurrentMetrics: []autoscalingv1alpha1.MetricStatus{{Type: autoscalingv1alpha1.ResourceMetricSourceType, Resource: &autoscalingv1alpha1.ResourceMetricStatus{
+				Name: gardencorev1beta1.ResourceShoots, Current: autoscalingv1alpha1.MetricValueStatus{AverageUtilization: ptr.To[int32](82), AverageValue: ptr.To(resource.MustParse("82"))},
+			}}, {Type: autoscalingv1alpha1.ResourceMetricSourceType, Resource: &autoscalingv1alpha1.ResourceMetricStatus{
+				Name: "persistent-volumes", Current: autoscalingv1alpha1.MetricValueStatus{AverageValue: ptr.To(resource.MustParse("120500m"))},
 			}}},
 			Conditions: []metav1.Condition{
-				{Type: seedmanagementv1alpha1.SeedAutoscalerAbleToScale, Status: metav1.ConditionTrue, Reason: "ReadyForNewScale"},
-				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "IncompleteMetrics",
+				{Type: autoscalingv1alpha1.SeedAutoscalerAbleToScale, Status: metav1.ConditionTrue, Reason: "ReadyForNewScale"},
+				{Type: autoscalingv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "IncompleteMetrics",
 					Message: "scaling in is held, scaling out only on what is known: seed aws-eu1-2: garden_seed_usage is missing"},
-				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionFalse, Reason: "DesiredWithinRange"},
+				{Type: autoscalingv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionFalse, Reason: "DesiredWithinRange"},
 			},
 		},
 	})
@@ -349,12 +350,12 @@ func TestShootIndexFollowsEvents(t *testing.T) {
 func TestSeedAutoscalerConditionReasonIsTheCurrentOne(t *testing.T) {
 	f := newFixture(t)
 	c := NewCollector(f.src, logr.Discard())
-	withScalingActive := func(reason string) *seedmanagementv1alpha1.SeedAutoscaler {
-		return &seedmanagementv1alpha1.SeedAutoscaler{
+	withScalingActive := func(reason string) *autoscalingv1alpha1.SeedAutoscaler {
+		return &autoscalingv1alpha1.SeedAutoscaler{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "eu"},
-			Spec:       seedmanagementv1alpha1.SeedAutoscalerSpec{MaxReplicas: 5},
-			Status: seedmanagementv1alpha1.SeedAutoscalerStatus{Conditions: []metav1.Condition{
-				{Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: reason},
+			Spec:       autoscalingv1alpha1.SeedAutoscalerSpec{MaxReplicas: 5},
+			Status: autoscalingv1alpha1.SeedAutoscalerStatus{Conditions: []metav1.Condition{
+				{Type: autoscalingv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: reason},
 			}},
 		}
 	}
@@ -447,18 +448,18 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 	}, obj.(*unstructured.Unstructured).Object)
 
 	// A SeedAutoscaler's conditions keep their reason, not their message or times.
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{
+	sa := &autoscalingv1alpha1.SeedAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "eu", Annotations: map[string]string{"big": strings.Repeat("x", 1000)}},
-		Spec:       seedmanagementv1alpha1.SeedAutoscalerSpec{MaxReplicas: 5},
-		Status: seedmanagementv1alpha1.SeedAutoscalerStatus{CurrentReplicas: 2, Conditions: []metav1.Condition{{
-			Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "InvalidSelector",
+		Spec:       autoscalingv1alpha1.SeedAutoscalerSpec{MaxReplicas: 5},
+		Status: autoscalingv1alpha1.SeedAutoscalerStatus{CurrentReplicas: 2, Conditions: []metav1.Condition{{
+			Type: autoscalingv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "InvalidSelector",
 			Message: strings.Repeat("m", 500), LastTransitionTime: metav1.NewTime(syncTime), ObservedGeneration: 3,
 		}}},
 	}
-	obj, err = transformSeedAutoscaler(toUnstructured(t, sa, seedmanagementv1alpha1.GroupVersion.WithKind("SeedAutoscaler").String()))
+	obj, err = transformSeedAutoscaler(toUnstructured(t, sa, autoscalingv1alpha1.GroupVersion.WithKind("SeedAutoscaler").String()))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{
-		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "SeedAutoscaler", strippedMarker: true,
+		"apiVersion": "autoscaling.seedscaler.io/v1alpha1", "kind": "SeedAutoscaler", strippedMarker: true,
 		"metadata": map[string]any{"namespace": "garden", "name": "eu"},
 		"spec":     map[string]any{"maxReplicas": int64(5)},
 		"status": map[string]any{

@@ -19,6 +19,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/usage"
@@ -26,14 +27,15 @@ import (
 
 // The exporter only reads, and only through informers.
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds;shoots,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds;managedseedsets;seedautoscalers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseeds;managedseedsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=autoscaling.seedscaler.io,resources=seedautoscalers,verbs=get;list;watch
 
 var (
 	seedsResource           = gardencorev1beta1.GroupVersion.WithResource("seeds")
 	shootsResource          = gardencorev1beta1.GroupVersion.WithResource("shoots")
 	managedSeedsResource    = seedmanagementv1alpha1.GroupVersion.WithResource("managedseeds")
 	managedSeedSetsResource = seedmanagementv1alpha1.GroupVersion.WithResource("managedseedsets")
-	seedAutoscalersResource = seedmanagementv1alpha1.GroupVersion.WithResource("seedautoscalers")
+	seedAutoscalersResource = autoscalingv1alpha1.GroupVersion.WithResource("seedautoscalers")
 )
 
 // ErrNotSynced is returned by Ready until the informer caches have synced.
@@ -56,9 +58,9 @@ type options struct {
 }
 
 // WithoutSeedAutoscalers watches no SeedAutoscalers and exports none of their series: for a
-// cluster that does not serve the kind, such as a garden whose gardener-apiserver serves
-// seedmanagement.gardener.cloud, where a watch of them would never sync and the exporter
-// never become ready.
+// cluster that does not serve autoscaling.seedscaler.io (installed with
+// crds.autoscaling=false), where a watch of them would never sync and the exporter never
+// become ready.
 func WithoutSeedAutoscalers() Option {
 	return func(o *options) { o.withoutSeedAutoscalers = true }
 }

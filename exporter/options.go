@@ -12,7 +12,7 @@ import (
 type Options struct {
 	app.Options
 	// SeedAutoscalers watches SeedAutoscalers and exports their series; false where the
-	// cluster serves no SeedAutoscaler kind (beside Gardener).
+	// cluster serves no SeedAutoscaler kind (autoscaling.seedscaler.io not installed).
 	SeedAutoscalers bool
 	// ShootInfo serves garden_shoot_info; false leaves every tenant's shoots out of what
 	// a scraper learns.
@@ -26,7 +26,7 @@ func NewOptions() *Options { return &Options{SeedAutoscalers: true, ShootInfo: t
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Options.AddFlags(fs, 8086, 8087)
 	fs.BoolVar(&o.SeedAutoscalers, "seedautoscalers", o.SeedAutoscalers,
-		"watch SeedAutoscalers and export their series; false where the cluster serves no SeedAutoscaler kind (beside Gardener)")
+		"watch SeedAutoscalers and export their series; false where the cluster serves no SeedAutoscaler kind (autoscaling.seedscaler.io)")
 	fs.BoolVar(&o.ShootInfo, "shoot-info", o.ShootInfo, "Serve garden_shoot_info, one series per shoot naming its project namespace, seed, provider, region and purpose. "+
 		"Off: whoever scrapes the exporter learns no tenant's shoots; no shipped dashboard or alert reads it.")
 }

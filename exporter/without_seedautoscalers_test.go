@@ -19,10 +19,9 @@ import (
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
-// A cluster that serves Seeds, Shoots, ManagedSeeds and ManagedSeedSets but no
-// SeedAutoscaler kind, as a garden whose gardener-apiserver serves
-// seedmanagement.gardener.cloud: without SeedAutoscalers the exporter syncs, becomes ready
-// and exports the seeds.
+// A cluster that serves Seeds, Shoots, ManagedSeeds and ManagedSeedSets but no SeedAutoscaler
+// kind, as one installed without the autoscaling.seedscaler.io CRD: without SeedAutoscalers
+// the exporter syncs, becomes ready and exports the seeds.
 func TestExporterWithoutSeedAutoscalersIsReadyWhereTheKindIsNotServed(t *testing.T) {
 	root, err := testenv.RepositoryRoot()
 	require.NoError(t, err)

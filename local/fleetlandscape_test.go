@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
@@ -24,7 +25,7 @@ func TestFleetLandscape(t *testing.T) {
 	require.NoError(t, err)
 	kinds := map[string]int{}
 	var sets []seedmanagementv1alpha1.ManagedSeedSet
-	var autoscalers []seedmanagementv1alpha1.SeedAutoscaler
+	var autoscalers []autoscalingv1alpha1.SeedAutoscaler
 	var profiles []gardencorev1beta1.CloudProfile
 	for _, o := range objs {
 		kinds[o.GetKind()]++
@@ -34,7 +35,7 @@ func TestFleetLandscape(t *testing.T) {
 			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &set))
 			sets = append(sets, set)
 		case "SeedAutoscaler":
-			var sa seedmanagementv1alpha1.SeedAutoscaler
+			var sa autoscalingv1alpha1.SeedAutoscaler
 			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &sa))
 			autoscalers = append(autoscalers, sa)
 		case "CloudProfile":

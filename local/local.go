@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/aggregation"
@@ -505,7 +506,7 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 		shoots gardencorev1beta1.ShootList
 		seeds  gardencorev1beta1.SeedList
 		set    seedmanagementv1alpha1.ManagedSeedSet
-		sa     seedmanagementv1alpha1.SeedAutoscaler
+		sa     autoscalingv1alpha1.SeedAutoscaler
 		evs    eventsv1.EventList
 	)
 	key := client.ObjectKey{Namespace: demoNamespace, Name: demoSet}

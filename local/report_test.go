@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -38,13 +39,13 @@ func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 		*builders.MakeSeed("soil").Ready().Obj(),                  // no allocatable: not a set seed
 	}
 	set := &seedmanagementv1alpha1.ManagedSeedSet{Status: seedmanagementv1alpha1.ManagedSeedSetStatus{Replicas: 2}}
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{
-		Spec: seedmanagementv1alpha1.SeedAutoscalerSpec{Metrics: []seedmanagementv1alpha1.MetricSpec{{
-			Type: seedmanagementv1alpha1.ResourceMetricSourceType,
-			Resource: &seedmanagementv1alpha1.ResourceMetricSource{Name: "shoots", Target: seedmanagementv1alpha1.MetricTarget{
-				Type: seedmanagementv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)}},
+	sa := &autoscalingv1alpha1.SeedAutoscaler{
+		Spec: autoscalingv1alpha1.SeedAutoscalerSpec{Metrics: []autoscalingv1alpha1.MetricSpec{{
+			Type: autoscalingv1alpha1.ResourceMetricSourceType,
+			Resource: &autoscalingv1alpha1.ResourceMetricSource{Name: "shoots", Target: autoscalingv1alpha1.MetricTarget{
+				Type: autoscalingv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)}},
 		}}},
-		Status: seedmanagementv1alpha1.SeedAutoscalerStatus{DesiredReplicas: 3},
+		Status: autoscalingv1alpha1.SeedAutoscalerStatus{DesiredReplicas: 3},
 	}
 
 	s := takeSample(5*time.Second, shoots, seeds, countUsage(shoots), set, sa)
@@ -62,7 +63,7 @@ func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 	assert.InDelta(t, 1.5, s.Utilization(), 1e-9)
 	assert.Empty(t, s.Ahead, "no scale-ahead status: no forecast")
 
-	sa.Status.ScaleAhead = &seedmanagementv1alpha1.ScaleAheadStatus{Reason: "HeldScaleIn", ForecastReplicas: ptr.To[int32](4)}
+	sa.Status.ScaleAhead = &autoscalingv1alpha1.ScaleAheadStatus{Reason: "HeldScaleIn", ForecastReplicas: ptr.To[int32](4)}
 	s = takeSample(5*time.Second, shoots, seeds, countUsage(shoots), set, sa)
 	assert.Equal(t, "HeldScaleIn", s.Ahead)
 	assert.Equal(t, int32(4), s.ForecastReplicas)
@@ -70,7 +71,7 @@ func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 
 // Only the ScaledOutAhead events of the watched SeedAutoscaler count, a series each time.
 func TestCountScaledOutAhead(t *testing.T) {
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "demo"}}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "demo"}}
 	regarding := corev1.ObjectReference{Kind: "SeedAutoscaler", Namespace: "garden", Name: "demo"}
 	other := regarding
 	other.Name = "other"

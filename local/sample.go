@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
@@ -62,7 +63,7 @@ func (s Sample) Utilization() float64 {
 // takeSample computes a Sample from the objects of the landscape. counts are the shoots per
 // seed (internal/usage). It takes no client and no clock.
 func takeSample(elapsed time.Duration, shoots []gardencorev1beta1.Shoot, seeds []gardencorev1beta1.Seed,
-	counts map[string]int, set *seedmanagementv1alpha1.ManagedSeedSet, sa *seedmanagementv1alpha1.SeedAutoscaler) Sample {
+	counts map[string]int, set *seedmanagementv1alpha1.ManagedSeedSet, sa *autoscalingv1alpha1.SeedAutoscaler) Sample {
 	s := Sample{Elapsed: elapsed}
 	for i := range shoots {
 		if membership.IsReplica(&shoots[i]) {
@@ -100,7 +101,7 @@ func takeSample(elapsed time.Duration, shoots []gardencorev1beta1.Shoot, seeds [
 		if len(sa.Spec.Metrics) > 0 && sa.Spec.Metrics[0].Resource != nil && sa.Spec.Metrics[0].Resource.Target.AverageUtilization != nil {
 			s.TargetUtilization = *sa.Spec.Metrics[0].Resource.Target.AverageUtilization
 		}
-		if c := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive); c != nil {
+		if c := meta.FindStatusCondition(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScalingActive); c != nil {
 			s.ScalingActive = string(c.Status)
 		}
 		if ahead := sa.Status.ScaleAhead; ahead != nil {
@@ -113,7 +114,7 @@ func takeSample(elapsed time.Duration, shoots []gardencorev1beta1.Shoot, seeds [
 
 // countScaledOutAhead counts the ScaledOutAhead events regarding the SeedAutoscaler sa; an
 // event repeated as a series counts each time.
-func countScaledOutAhead(evs []eventsv1.Event, sa *seedmanagementv1alpha1.SeedAutoscaler) int {
+func countScaledOutAhead(evs []eventsv1.Event, sa *autoscalingv1alpha1.SeedAutoscaler) int {
 	n := 0
 	for i := range evs {
 		ev := &evs[i]

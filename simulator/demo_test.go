@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -31,7 +32,7 @@ func TestDemoDayFitsTheDemo(t *testing.T) {
 
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
 	require.NoError(t, testenv.ReadExample("demo/20-managedseedset.yaml", set))
-	autoscaler := &seedmanagementv1alpha1.SeedAutoscaler{}
+	autoscaler := &autoscalingv1alpha1.SeedAutoscaler{}
 	require.NoError(t, testenv.ReadExample("demo/30-seedautoscaler.yaml", autoscaler))
 	soil := &gardencorev1beta1.Seed{}
 	require.NoError(t, testenv.ReadExample("demo/10-soil.yaml", soil))

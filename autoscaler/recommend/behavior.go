@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 )
 
 // DefaultScaleUp is autoscaling/v2's scale-up default: no stabilization, at most 4 replicas

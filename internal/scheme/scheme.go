@@ -1,5 +1,6 @@
 // Package scheme builds the runtime.Scheme every part of seedscaler uses: Kubernetes'
-// built-in kinds plus Gardener's core and seed management kinds.
+// built-in kinds, Gardener's core and seed management kinds, and seedscaler's own
+// autoscaling kind.
 package scheme
 
 import (
@@ -7,6 +8,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
@@ -17,5 +19,6 @@ func New() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(gardencorev1beta1.AddToScheme(s))
 	utilruntime.Must(seedmanagementv1alpha1.AddToScheme(s))
+	utilruntime.Must(autoscalingv1alpha1.AddToScheme(s))
 	return s
 }

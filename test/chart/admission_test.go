@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
@@ -24,7 +25,8 @@ import (
 // The chart's ValidatingAdmissionPolicies on a real kube-apiserver, with impersonated users:
 // a tenant with every right on Shoots in its project namespace can neither place nor pin a
 // Shoot on a seed; the scheduler's ServiceAccount binds; an operator group named in values
-// places by hand; seed management objects are created in the garden namespace only.
+// places by hand; seed management objects and SeedAutoscalers are created in the garden
+// namespace only.
 func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
 	env, _, kcFile := apiServer(t)
 	const (
@@ -98,6 +100,16 @@ func TestAdmissionPoliciesDecideWhoPlacesShoots(t *testing.T) {
 	set, err = testenv.ExampleManagedSeedSet("garden", "fleet", 1)
 	require.NoError(t, err)
 	require.NoError(t, admin.Create(ctx, set))
+
+	// So are SeedAutoscalers, in their own group.
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
+	require.NoError(t, testenv.ReadExample("seedautoscaler.yaml", sa))
+	rogue := sa.DeepCopy()
+	rogue.Namespace = tenantNS
+	err = admin.Create(ctx, rogue)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "SeedAutoscaler may be created only in the namespace(s) garden")
+	require.NoError(t, admin.Create(ctx, sa))
 }
 
 // shootUsers creates the namespace tenantNS and returns clients impersonating: the tenant

@@ -409,9 +409,9 @@ func TestEveryDeploymentRunsARealSubcommandWithKnownFlags(t *testing.T) {
 }
 
 // Every CRD is a template switched per API group (a garden cluster serves
-// core.gardener.cloud and seedmanagement.gardener.cloud itself): crds.gardenerCore and
-// crds.seedManagement. They are kept on uninstall, and crds/, which no value can switch
-// off, holds nothing.
+// core.gardener.cloud and seedmanagement.gardener.cloud itself): crds.gardenerCore,
+// crds.seedManagement and crds.autoscaling. Each switch leaves the other groups alone; the
+// CRDs are kept on uninstall, and crds/, which no value can switch off, holds nothing.
 func TestCRDsAreSwitchablePerGroup(t *testing.T) {
 	crds := func(objs []*unstructured.Unstructured, group string) []string {
 		var names []string
@@ -424,18 +424,27 @@ func TestCRDsAreSwitchablePerGroup(t *testing.T) {
 		return names
 	}
 	core := []string{"seeds.core.gardener.cloud", "shoots.core.gardener.cloud", "cloudprofiles.core.gardener.cloud"}
-	seedManagement := []string{"managedseeds.seedmanagement.gardener.cloud", "managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.seedmanagement.gardener.cloud"}
+	seedManagement := []string{"managedseeds.seedmanagement.gardener.cloud", "managedseedsets.seedmanagement.gardener.cloud"}
+	autoscaling := []string{"seedautoscalers.autoscaling.seedscaler.io"}
 	all := render(t)
 	assert.ElementsMatch(t, core, crds(all, "core.gardener.cloud"))
 	assert.ElementsMatch(t, seedManagement, crds(all, "seedmanagement.gardener.cloud"))
+	assert.ElementsMatch(t, autoscaling, crds(all, "autoscaling.seedscaler.io"))
 
 	noCore := render(t, "--set", "crds.gardenerCore=false")
 	assert.Empty(t, crds(noCore, "core.gardener.cloud"))
 	assert.ElementsMatch(t, seedManagement, crds(noCore, "seedmanagement.gardener.cloud"))
+	assert.ElementsMatch(t, autoscaling, crds(noCore, "autoscaling.seedscaler.io"))
 
 	noSeedManagement := render(t, "--set", "crds.seedManagement=false")
 	assert.ElementsMatch(t, core, crds(noSeedManagement, "core.gardener.cloud"))
 	assert.Empty(t, crds(noSeedManagement, "seedmanagement.gardener.cloud"))
+	assert.ElementsMatch(t, autoscaling, crds(noSeedManagement, "autoscaling.seedscaler.io"))
+
+	noAutoscaling := render(t, "--set", "crds.autoscaling=false")
+	assert.ElementsMatch(t, core, crds(noAutoscaling, "core.gardener.cloud"))
+	assert.ElementsMatch(t, seedManagement, crds(noAutoscaling, "seedmanagement.gardener.cloud"))
+	assert.Empty(t, crds(noAutoscaling, "autoscaling.seedscaler.io"))
 
 	_, err := os.Stat(filepath.Join(chartDir(t), "crds"))
 	assert.True(t, os.IsNotExist(err), "crds/ cannot be switched off: CRDs belong in files/<group>-crds (err=%v)", err)

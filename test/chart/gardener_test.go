@@ -12,9 +12,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	schedulerconfig "github.com/seedscaler/seedscaler/scheduler/config"
 )
 
@@ -54,7 +58,8 @@ func crdsOf(t *testing.T, c client.Client, group string) []string {
 // seedmanagement.gardener.cloud. The chart refuses every value that would collide with it,
 // naming the value to set; with ci/beside-gardener-values.yaml it installs no CRD of either
 // group, and its scheduler answers to a schedulerName of its own and binds through
-// shoots/binding.
+// shoots/binding. SeedAutoscaler's group is seedscaler's own: its CRD is installed and
+// served there, and the autoscaler and the exporter's watch of it run.
 func TestInstallBesideGardener(t *testing.T) {
 	env, _, kcFile := apiServer(t)
 	ctx := context.Background()
@@ -108,14 +113,6 @@ func TestInstallBesideGardener(t *testing.T) {
 		name: "seed controller",
 		args: []string{"-f", beside, "--set", "seedController.enabled=true"},
 		want: []string{"Set seedController.enabled=false and setController.enabled=false"},
-	}, {
-		name: "autoscaler",
-		args: []string{"-f", beside, "--set", "autoscaler.enabled=true"},
-		want: []string{"which has no SeedAutoscaler kind", "Set autoscaler.enabled=false"},
-	}, {
-		name: "exporter watching SeedAutoscalers",
-		args: []string{"-f", beside, "--set", "exporter.seedAutoscalers=true"},
-		want: []string{"the exporter's watch of SeedAutoscalers would never sync", "Set exporter.seedAutoscalers=false"},
 	}} {
 		out, err := install(tc.args...)
 		if !assert.Error(t, err, "%s: installed beside Gardener:\n%s", tc.name, out) {
@@ -128,6 +125,7 @@ func TestInstallBesideGardener(t *testing.T) {
 	}
 	assert.Empty(t, crdsOf(t, env.Client, "core.gardener.cloud"), "a refused install left CRDs")
 	assert.Empty(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), "a refused install left CRDs")
+	assert.Empty(t, crdsOf(t, env.Client, "autoscaling.seedscaler.io"), "a refused install left CRDs")
 
 	out, err := install("-f", beside)
 	require.NoError(t, err, out)
@@ -135,9 +133,25 @@ func TestInstallBesideGardener(t *testing.T) {
 	notes := out[strings.Index(out, "NOTES:"):]
 	assert.Contains(t, notes, "The scheduler places only shoots with spec.schedulerName: seedscaler-scheduler.")
 	assert.Contains(t, notes, "crds.seedManagement=false: this cluster must already serve seedmanagement.gardener.cloud\n(ManagedSeed, ManagedSeedSet).")
-	assert.NotContains(t, notes, "seedautoscalers", "no autoscaler runs beside Gardener")
+	assert.Contains(t, notes, "kubectl get managedseedsets,seedautoscalers -A")
+	assert.NotContains(t, notes, "crds.autoscaling=false")
 	assert.Empty(t, crdsOf(t, env.Client, "core.gardener.cloud"))
 	assert.Empty(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"))
+	assert.Equal(t, []string{"seedautoscalers.autoscaling.seedscaler.io"}, crdsOf(t, env.Client, "autoscaling.seedscaler.io"))
+
+	// The aggregator sends seedmanagement.gardener.cloud to gardener-apiserver, but not
+	// autoscaling.seedscaler.io: the kube-apiserver serves SeedAutoscalers from their CRD.
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden"}}); !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
+	require.NoError(t, testenv.ReadExample("seedautoscaler.yaml", sa))
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.NoError(c, env.Client.Create(ctx, sa.DeepCopy()))
+	}, 30*time.Second, 200*time.Millisecond, "no SeedAutoscaler could be created beside Gardener")
+	got := &autoscalingv1alpha1.SeedAutoscaler{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(sa), got))
+	assert.Equal(t, "ManagedSeedSet", got.Spec.ScaleTargetRef.Kind)
 
 	// Gardener's APIServices are left as they were.
 	for _, name := range []string{"v1beta1.core.gardener.cloud", "v1alpha1.seedmanagement.gardener.cloud"} {
@@ -157,16 +171,16 @@ func TestInstallBesideGardener(t *testing.T) {
 	assert.Equal(t, "seedscaler-scheduler", cfg.SchedulerName)
 	assert.Equal(t, schedulerconfig.SubresourceBinding, cfg.Binding)
 
-	// What runs beside Gardener: no seed, set or autoscaler Deployment, and an exporter
-	// that watches no SeedAutoscalers.
+	// What runs beside Gardener: no seed or set controller, and an exporter that watches
+	// SeedAutoscalers.
 	var running []string
 	for _, d := range deployments(t, "-f", beside) {
 		running = append(running, d.Name)
 		if d.Name == "seedscaler-exporter" {
-			assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--seedautoscalers=false")
+			assert.NotContains(t, d.Spec.Template.Spec.Containers[0].Args, "--seedautoscalers=false")
 		}
 	}
-	assert.ElementsMatch(t, []string{"seedscaler-scheduler", "seedscaler-exporter", "seedscaler-adapter"}, running)
+	assert.ElementsMatch(t, []string{"seedscaler-scheduler", "seedscaler-exporter", "seedscaler-adapter", "seedscaler-autoscaler"}, running)
 }
 
 // The guard tells gardener-apiserver's APIServices from the local ones the kube-apiserver
@@ -178,7 +192,8 @@ func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 	out, err := helm(t, "install", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
 		"--namespace", namespace, "--create-namespace", "--wait=false")
 	require.NoError(t, err, out)
-	require.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
+	require.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 2)
+	require.Len(t, crdsOf(t, env.Client, "autoscaling.seedscaler.io"), 1)
 
 	// The kube-apiserver registers a local APIService for each CRD group version.
 	got := &unstructured.Unstructured{}
@@ -191,13 +206,16 @@ func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 	out, err = helm(t, "upgrade", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
 		"--namespace", namespace, "--wait=false")
 	require.NoError(t, err, out)
-	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 2)
 	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "autoscaling.seedscaler.io"), 1)
 
 	// Switched off, the CRDs stay: deleting one deletes every object of its kind.
 	out, err = helm(t, "upgrade", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
-		"--namespace", namespace, "--wait=false", "--set", "crds.seedManagement=false", "--set", "crds.gardenerCore=false")
+		"--namespace", namespace, "--wait=false", "--set", "crds.seedManagement=false", "--set", "crds.gardenerCore=false",
+		"--set", "crds.autoscaling=false")
 	require.NoError(t, err, out)
-	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 2)
 	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "autoscaling.seedscaler.io"), 1)
 }

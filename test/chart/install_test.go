@@ -120,7 +120,7 @@ func TestInstallAndUninstallAgainstARealAPIServer(t *testing.T) {
 	for _, l := range others {
 		assert.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(l), &coordinationv1.Lease{}), "Lease %s/%s is not the release's", l.Namespace, l.Name)
 	}
-	for _, crd := range []string{"managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.seedmanagement.gardener.cloud"} {
+	for _, crd := range []string{"managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.autoscaling.seedscaler.io"} {
 		got := &unstructured.Unstructured{}
 		got.SetAPIVersion("apiextensions.k8s.io/v1")
 		got.SetKind("CustomResourceDefinition")

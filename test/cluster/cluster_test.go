@@ -35,6 +35,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/aggregation"
@@ -241,7 +242,7 @@ func TestChartOnARealNode(t *testing.T) {
 	require.NoError(t, c.DeleteAllOf(ctx, &gardencorev1beta1.Shoot{}, client.InNamespace(tenants)))
 	waitFor(t, "the set to shrink back to 1 seed", 5*time.Minute, func() (bool, string) {
 		s := set()
-		sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+		sa := &autoscalingv1alpha1.SeedAutoscaler{}
 		require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: garden, Name: setName}, sa))
 		return ptr.Deref(s.Spec.Replicas, 1) == 1 && s.Status.Replicas == 1,
 			fmt.Sprintf("spec %d, status %d; the SeedAutoscaler's conditions: %+v", ptr.Deref(s.Spec.Replicas, 1), s.Status.Replicas, sa.Status.Conditions)
@@ -267,7 +268,7 @@ func TestChartOnARealNode(t *testing.T) {
 		return err == nil && len(pods.Items) == 0, fmt.Sprintf("%d pods", len(pods.Items))
 	})
 	assert.Empty(t, leftovers(ctx, t), "objects of the release left after helm uninstall")
-	for _, crd := range []string{"managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.seedmanagement.gardener.cloud"} {
+	for _, crd := range []string{"managedseedsets.seedmanagement.gardener.cloud", "seedautoscalers.autoscaling.seedscaler.io"} {
 		_, err := dynamic.NewForConfigOrDie(cfg).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
 			Get(ctx, crd, metav1.GetOptions{})
 		assert.NoError(t, err, "the CRD %s must survive uninstall", crd)

@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -110,11 +111,11 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 		// Every input of the autoscaler (seeds' usage and allocatable, pending shoots) came
 		// through the operator's Prometheus and the adapter.
 		waitFor(t, "ScalingActive=True", 2*time.Minute, func() (bool, string) {
-			sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+			sa := &autoscalingv1alpha1.SeedAutoscaler{}
 			if err := c.Get(ctx, client.ObjectKey{Namespace: garden, Name: setName}, sa); err != nil {
 				return false, err.Error()
 			}
-			cond := meta.FindStatusCondition(sa.Status.Conditions, seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+			cond := meta.FindStatusCondition(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScalingActive)
 			return cond != nil && cond.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", cond)
 		})
 		// The chart's rules are loaded and every one evaluates: with two exporter replicas a
@@ -160,7 +161,7 @@ func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 	// forecast above what the shoots need, and the set rightly shrinks again once the trend
 	// flattens. "The set never shrinks while demand grows" holds for the reactive
 	// recommendation only, so this test turns scale-ahead off.
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: garden, Name: setName}, sa))
 	if sa.Spec.ScaleAhead != nil {
 		patch := client.MergeFrom(sa.DeepCopy())
@@ -288,7 +289,7 @@ func startWatch(ctx context.Context, t *testing.T, c client.Client) *watch {
 }
 
 func (w *watch) sample(ctx context.Context, c client.Client) {
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
 	var seeds gardencorev1beta1.SeedList
 	var shoots gardencorev1beta1.ShootList

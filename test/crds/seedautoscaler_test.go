@@ -23,7 +23,7 @@ func TestSeedAutoscalerShortNameReachesIt(t *testing.T) {
 
 	gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Resource: "seedas"})
 	require.NoError(t, err)
-	assert.Equal(t, schema.GroupVersionResource{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Resource: "seedautoscalers"}, gvr)
+	assert.Equal(t, schema.GroupVersionResource{Group: "autoscaling.seedscaler.io", Version: "v1alpha1", Resource: "seedautoscalers"}, gvr)
 
 	gvr, err = mapper.ResourceFor(schema.GroupVersionResource{Resource: "sa"})
 	require.NoError(t, err)

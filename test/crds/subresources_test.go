@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
@@ -67,7 +68,7 @@ func TestDefaultsAreGardeners(t *testing.T) {
 	sa.SetNamespace("defaults")
 	remove("spec", "minReplicas")(sa.Object)
 	require.NoError(t, env.Client.Create(ctx, sa))
-	gotSA := &seedmanagementv1alpha1.SeedAutoscaler{}
+	gotSA := &autoscalingv1alpha1.SeedAutoscaler{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(sa), gotSA))
 	assert.Equal(t, ptr.To[int32](1), gotSA.Spec.MinReplicas)
 }
@@ -159,16 +160,16 @@ func TestPrinterColumnsMakeKubectlGetUseful(t *testing.T) {
 
 	sa := example(t, "seedautoscaler.yaml")
 	sa.SetNamespace("columns")
-	sa.SetAnnotations(map[string]string{seedmanagementv1alpha1.AnnotationPausedReplicas: "3"})
+	sa.SetAnnotations(map[string]string{autoscalingv1alpha1.AnnotationPausedReplicas: "3"})
 	require.NoError(t, env.Client.Create(ctx, sa))
-	typedSA := &seedmanagementv1alpha1.SeedAutoscaler{}
+	typedSA := &autoscalingv1alpha1.SeedAutoscaler{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(sa), typedSA))
 	typedSA.Status.Targets, typedSA.Status.CurrentReplicas = "45%/50%", 3
 	typedSA.Status.Reference = "ManagedSeedSet/crazy-botany"
-	meta.SetStatusCondition(&typedSA.Status.Conditions, metav1.Condition{Type: seedmanagementv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "ScalingPaused"})
-	meta.SetStatusCondition(&typedSA.Status.Conditions, metav1.Condition{Type: seedmanagementv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionTrue, Reason: "TooManyReplicas"})
+	meta.SetStatusCondition(&typedSA.Status.Conditions, metav1.Condition{Type: autoscalingv1alpha1.SeedAutoscalerScalingActive, Status: metav1.ConditionFalse, Reason: "ScalingPaused"})
+	meta.SetStatusCondition(&typedSA.Status.Conditions, metav1.Condition{Type: autoscalingv1alpha1.SeedAutoscalerScalingLimited, Status: metav1.ConditionTrue, Reason: "TooManyReplicas"})
 	require.NoError(t, env.Client.Status().Update(ctx, typedSA))
-	got = cells(t, table(t, "/apis/seedmanagement.gardener.cloud/v1alpha1/namespaces/columns/seedautoscalers"), "crazy-botany")
+	got = cells(t, table(t, "/apis/autoscaling.seedscaler.io/v1alpha1/namespaces/columns/seedautoscalers"), "crazy-botany")
 	assert.Equal(t, "ManagedSeedSet/crazy-botany", got["Reference"], "Kind/Name, as HPA's REFERENCE")
 	assert.Equal(t, "45%/50%", got["Targets"])
 	assert.Equal(t, "1", got["MinReplicas"])

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
@@ -296,7 +297,7 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	}, 6*time.Minute, "not every shoot got bound on at least 5 ready seeds")
 	// A seed that just joined has no sample yet; once Prometheus scraped it, every seed has.
 	waitFor(func() bool {
-		return condition(autoscaler(ctx, t, c), seedmanagementv1alpha1.SeedAutoscalerScalingActive).Status == metav1.ConditionTrue
+		return condition(autoscaler(ctx, t, c), autoscalingv1alpha1.SeedAutoscalerScalingActive).Status == metav1.ConditionTrue
 	}, time.Minute, "ScalingActive never turned True with every part running")
 	require.NotEmpty(t, autoscaler(ctx, t, c).Status.CurrentMetrics, "the autoscaler shows no current metrics")
 
@@ -321,7 +322,7 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	require.NoError(t, st.Prometheus.Kill())
 	deleteTenantsExceptOn(ctx, t, c, keep)
 	waitFor(func() bool {
-		cond := condition(autoscaler(ctx, t, c), seedmanagementv1alpha1.SeedAutoscalerScalingActive)
+		cond := condition(autoscaler(ctx, t, c), autoscalingv1alpha1.SeedAutoscalerScalingActive)
 		return cond.Status == metav1.ConditionFalse
 	}, 2*time.Minute, "ScalingActive never turned False while Prometheus was down")
 	historyBefore := len(w.replicaHistory(0))
@@ -377,14 +378,14 @@ func replicas(ctx context.Context, t *testing.T, c client.Client) int32 {
 	return getSet(ctx, t, c).Status.Replicas
 }
 
-func autoscaler(ctx context.Context, t testing.TB, c client.Client) *seedmanagementv1alpha1.SeedAutoscaler {
+func autoscaler(ctx context.Context, t testing.TB, c client.Client) *autoscalingv1alpha1.SeedAutoscaler {
 	t.Helper()
-	sa := &seedmanagementv1alpha1.SeedAutoscaler{}
+	sa := &autoscalingv1alpha1.SeedAutoscaler{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: setNamespace, Name: setName}, sa))
 	return sa
 }
 
-func condition(sa *seedmanagementv1alpha1.SeedAutoscaler, typ string) metav1.Condition {
+func condition(sa *autoscalingv1alpha1.SeedAutoscaler, typ string) metav1.Condition {
 	if c := meta.FindStatusCondition(sa.Status.Conditions, typ); c != nil {
 		return *c
 	}

@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/local"
@@ -187,10 +187,10 @@ func (rb *reactionBench) prepare() {
 	sa := autoscaler(rb.ctx, rb.b, rb.c)
 	patch := client.MergeFrom(sa.DeepCopy())
 	if sa.Spec.Behavior == nil {
-		sa.Spec.Behavior = &seedmanagementv1alpha1.SeedAutoscalerBehavior{}
+		sa.Spec.Behavior = &autoscalingv1alpha1.SeedAutoscalerBehavior{}
 	}
 	if sa.Spec.Behavior.ScaleDown == nil {
-		sa.Spec.Behavior.ScaleDown = &seedmanagementv1alpha1.ScalingRules{}
+		sa.Spec.Behavior.ScaleDown = &autoscalingv1alpha1.ScalingRules{}
 	}
 	sa.Spec.Behavior.ScaleDown.StabilizationWindowSeconds = ptr.To[int32](0)
 	require.NoError(rb.b, rb.c.Patch(rb.ctx, sa, patch))

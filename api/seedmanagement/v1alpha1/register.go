@@ -22,7 +22,6 @@ func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&ManagedSeed{}, &ManagedSeedList{},
 		&ManagedSeedSet{}, &ManagedSeedSetList{},
-		&SeedAutoscaler{}, &SeedAutoscalerList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -35,8 +35,9 @@ type Options struct {
 	// certificate, and routes aggregated APIs to service endpoints, so APIServices work.
 	Aggregation bool
 	// CRDDirectory holds the CRDs to install; when empty, the chart's:
-	// charts/seedscaler/files/seedmanagement-crds and Gardener's core CRDs in
-	// charts/seedscaler/files/core-crds.
+	// charts/seedscaler/files/seedmanagement-crds, Gardener's core CRDs in
+	// charts/seedscaler/files/core-crds and the SeedAutoscaler's in
+	// charts/seedscaler/files/autoscaling-crds.
 	CRDDirectory string
 	// CRDDirectories, when set, replace CRDDirectory: every directory's CRDs are installed.
 	// A garden installs only seedscaler's own groups, since gardener-apiserver serves
@@ -82,6 +83,7 @@ func Start(opts Options) (*Environment, error) {
 		crdDirs = []string{
 			filepath.Join(root, "charts", "seedscaler", "files", "seedmanagement-crds"),
 			filepath.Join(root, "charts", "seedscaler", "files", "core-crds"),
+			filepath.Join(root, "charts", "seedscaler", "files", "autoscaling-crds"),
 		}
 	}
 

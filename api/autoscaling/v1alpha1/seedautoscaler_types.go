@@ -26,7 +26,7 @@ const (
 // autoscaling.keda.sh/paused-replicas does: the autoscaler scales the target to the given
 // number of replicas, a whole number of 0 or more, keeps it there and decides nothing else
 // until the annotation is removed.
-const AnnotationPausedReplicas = "seedmanagement.gardener.cloud/paused-replicas"
+const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -41,7 +41,7 @@ const AnnotationPausedReplicas = "seedmanagement.gardener.cloud/paused-replicas"
 // +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingActive")].status`
 // +kubebuilder:printcolumn:name="Limited",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingLimited")].status`
 // +kubebuilder:printcolumn:name="Ahead",type=string,JSONPath=`.status.scaleAhead.reason`
-// +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.seedmanagement\.gardener\.cloud/paused-replicas`
+// +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.autoscaling\.seedscaler\.io/paused-replicas`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SeedAutoscaler scales a ManagedSeedSet (or anything with a scale subresource) so that the
