@@ -6,10 +6,14 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
 )
 
@@ -26,6 +30,16 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	cfg, err := o.RESTConfig()
 	if err != nil {
+		return err
+	}
+	kinds := []schema.GroupVersionKind{
+		gardencorev1beta1.GroupVersion.WithKind("Seed"), gardencorev1beta1.GroupVersion.WithKind("Shoot"),
+		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"),
+	}
+	if o.SeedAutoscalers {
+		kinds = append(kinds, autoscalingv1alpha1.GroupVersion.WithKind("SeedAutoscaler"))
+	}
+	if err := app.RequireKinds(cfg, "exporter", kinds...); err != nil {
 		return err
 	}
 	mgr, err := o.NewManager("exporter", cfg, func(opts *manager.Options) {

@@ -8,6 +8,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
 	"github.com/seedscaler/seedscaler/scheduler/drain"
@@ -25,6 +28,14 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	restConfig, err := o.RESTConfig()
 	if err != nil {
+		return err
+	}
+	if err := app.RequireKinds(restConfig, "scheduler",
+		gardencorev1beta1.GroupVersion.WithKind("Shoot"),
+		gardencorev1beta1.GroupVersion.WithKind("Seed"),
+		gardencorev1beta1.GroupVersion.WithKind("CloudProfile"),
+		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"),
+		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet")); err != nil {
 		return err
 	}
 	mgr, err := o.NewManager("scheduler", restConfig, func(mo *manager.Options) {

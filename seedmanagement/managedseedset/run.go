@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -20,6 +21,13 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	cfg, err := o.RESTConfig()
 	if err != nil {
+		return err
+	}
+	if err := app.RequireKinds(cfg, "set controller",
+		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet"),
+		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"),
+		gardencorev1beta1.GroupVersion.WithKind("Seed"),
+		gardencorev1beta1.GroupVersion.WithKind("Shoot")); err != nil {
 		return err
 	}
 	mgr, err := o.NewManager("set-controller", cfg, func(opts *manager.Options) {

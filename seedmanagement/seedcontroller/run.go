@@ -8,7 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"
@@ -25,6 +26,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	cfg, err := o.RESTConfig()
 	if err != nil {
+		return err
+	}
+	if err := app.RequireKinds(cfg, "seed controller",
+		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"),
+		gardencorev1beta1.GroupVersion.WithKind("Seed"),
+		gardencorev1beta1.GroupVersion.WithKind("Shoot")); err != nil {
 		return err
 	}
 	mgr, err := o.NewManager("seed-controller", cfg, func(opts *manager.Options) {
