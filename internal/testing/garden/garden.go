@@ -20,7 +20,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -183,34 +182,10 @@ func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []stri
 	}
 	// A client made before gardener-apiserver was registered may have cached that Gardener's
 	// groups do not exist; the garden's client is made after.
-	if g.Client, err = client.New(g.Config, client.Options{Scheme: g.Scheme}); err != nil {
-		return err
-	}
-	// An APIService reports Available before every request through it succeeds: list a kind
-	// of each group until it answers, as Gardener's own test environment does.
-	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		for _, api := range APIs {
-			list := &metav1.PartialObjectMetadataList{}
-			list.SetGroupVersionKind(api.WithKind(listKinds[api.Group]))
-			if err := g.Client.List(ctx, list, client.Limit(1)); err != nil {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-	if err != nil {
-		return fmt.Errorf("gardener-apiserver does not answer lists: %w; its log ends:\n%s", err, g.apiServer.Tail(4096))
-	}
-	return nil
+	g.Client, err = client.New(g.Config, client.Options{Scheme: g.Scheme})
+	return err
 }
 
-// listKinds name a list kind of each Gardener group, to ask gardener-apiserver for.
-var listKinds = map[string]string{
-	"core.gardener.cloud":           "ProjectList",
-	"seedmanagement.gardener.cloud": "ManagedSeedList",
-	"operations.gardener.cloud":     "BastionList",
-	"security.gardener.cloud":       "CredentialsBindingList",
-}
 
 // StartScheduler runs gardener-scheduler against the garden with the given candidate
 // determination strategy (SameRegion or MinimalDistance). It places every shoot whose
@@ -301,7 +276,7 @@ func (g *Garden) Apply(ctx context.Context, docs []byte) error {
 			continue
 		}
 		status, hasStatus := obj.Object["status"]
-		if err := g.Client.Create(ctx, obj); err != nil {
+		if err := g.create(ctx, obj); err != nil {
 			if apierrors.IsAlreadyExists(err) {
 				continue
 			}
@@ -314,6 +289,17 @@ func (g *Garden) Apply(ctx context.Context, docs []byte) error {
 			}
 		}
 	}
+}
+
+// create creates obj, again while the aggregator answers that the server is unavailable: an
+// APIService reports Available a moment before every request through it succeeds.
+func (g *Garden) create(ctx context.Context, obj client.Object) error {
+	var err error
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err = g.Client.Create(ctx, obj)
+		return !apierrors.IsServiceUnavailable(err), nil
+	})
+	return err
 }
 
 // Stop stops Gardener's processes, gardener-apiserver, the kube-apiserver and etcd.
