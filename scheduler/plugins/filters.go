@@ -207,12 +207,16 @@ func (AccessRestrictions) Filter(in *framework.Input, seed *framework.SeedInfo) 
 	if len(missing) == 0 {
 		return nil
 	}
-	supported := make([]string, 0, len(seed.Spec.AccessRestrictions))
-	for _, s := range seed.Spec.AccessRestrictions {
-		supported = append(supported, s.Name)
+	supported := "none"
+	if len(seed.Spec.AccessRestrictions) > 0 {
+		names := make([]string, len(seed.Spec.AccessRestrictions))
+		for i, s := range seed.Spec.AccessRestrictions {
+			names[i] = s.Name
+		}
+		supported = strings.Join(names, ", ")
 	}
-	return framework.Reject(ReasonAccessRestrictions, "does not support the shoot's access restriction(s) %s (spec.accessRestrictions of the seed: [%s])",
-		strings.Join(missing, ", "), strings.Join(supported, ", "))
+	return framework.Reject(ReasonAccessRestrictions, "does not support the shoot's access restriction(s) %s (the seed's spec.accessRestrictions: %s)",
+		strings.Join(missing, ", "), supported)
 }
 
 // ReconciliationsEnabled keeps seeds whose shoot reconciliations are not stopped: a seed
