@@ -31,7 +31,9 @@ func TestCloudProfileReferenceOf(t *testing.T) {
 }
 
 func TestShootReconciliationsDisabled(t *testing.T) {
-	seed := func(annotations map[string]string) *Seed { return &Seed{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}} }
+	seed := func(annotations map[string]string) *Seed {
+		return &Seed{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}}
+	}
 	assert.False(t, ShootReconciliationsDisabled(nil))
 	assert.False(t, ShootReconciliationsDisabled(seed(nil)))
 	assert.False(t, ShootReconciliationsDisabled(seed(map[string]string{AnnotationEmergencyStopShootReconciliations: "false"})))
