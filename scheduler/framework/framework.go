@@ -7,6 +7,7 @@ package framework
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -191,7 +192,8 @@ type StrategyPlugin interface {
 // prefer loses only to a seed it does, so it never leaves a shoot without a seed.
 type PreferencePlugin interface {
 	Name() string
-	// Prefer returns one status per seed: nil for a seed that stays.
+	// Prefer returns one status per seed (nil for a seed that stays), or nil when every seed
+	// stays.
 	Prefer(in *Input, seeds []*SeedInfo) []*Status
 }
 
@@ -309,9 +311,13 @@ func (p *Profile) prefer(in *Input, seeds []*SeedInfo, res *Result, explain bool
 	return seeds
 }
 
-// keep returns the seeds whose status is nil; with explain, the others' rejections go to res.
+// keep returns the seeds whose status is nil (all of them, unchanged and without a copy,
+// when statuses holds no rejection); with explain, the others' rejections go to res.
 func keep(seeds []*SeedInfo, statuses []*Status, plugin string, stage int, res *Result, explain bool) []*SeedInfo {
-	kept := make([]*SeedInfo, 0, len(seeds))
+	if !slices.ContainsFunc(statuses, func(st *Status) bool { return st != nil }) {
+		return seeds
+	}
+	kept := seeds[:0:0] // grown as needed: most seeds of a landscape are rejected
 	for i, st := range statuses {
 		if st == nil {
 			kept = append(kept, seeds[i])

@@ -85,23 +85,23 @@ func (ZonePreference) Name() string { return "ZonePreference" }
 
 // Prefer implements framework.PreferencePlugin.
 func (ZonePreference) Prefer(in *framework.Input, seeds []*framework.SeedInfo) []*framework.Status {
-	out := make([]*framework.Status, len(seeds))
 	if multiZonal(in.Shoot) {
-		return out
+		return nil
 	}
 	if cp := in.Shoot.Spec.ControlPlane; cp != nil && len(cp.Zones) > 0 {
-		return out // pinned: ZoneSelection has kept only seeds with those zones
+		return nil // pinned: ZoneSelection has kept only seeds with those zones
 	}
 	zones := workerZones(in.Shoot)
 	if len(zones) == 0 {
-		return out
+		return nil
 	}
 	away := func(seed *framework.SeedInfo) bool {
 		return zoneSelectionMode(seed.Seed) == gardencorev1beta1.ZoneSelectionModePrefer && !sharesZone(seed.Spec.Provider.Zones, zones)
 	}
-	if !slices.ContainsFunc(seeds, func(s *framework.SeedInfo) bool { return !away(s) }) {
-		return out // no seed is preferred: every one stays
+	if !slices.ContainsFunc(seeds, away) || !slices.ContainsFunc(seeds, func(s *framework.SeedInfo) bool { return !away(s) }) {
+		return nil // no seed loses, or none is preferred: every one stays
 	}
+	out := make([]*framework.Status, len(seeds))
 	for i, seed := range seeds {
 		if away(seed) {
 			out[i] = framework.Reject(ReasonZoneNotPreferred, "zoneSelection Prefer, and none of its zones [%s] is a zone of the shoot's worker pools [%s]; other seeds can place the control plane there or have no preference",
