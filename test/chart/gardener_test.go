@@ -192,12 +192,12 @@ func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 		"--namespace", namespace, "--wait=false")
 	require.NoError(t, err, out)
 	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
-	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 4, "Seed, Shoot, CloudProfile, NamespacedCloudProfile")
 
 	// Switched off, the CRDs stay: deleting one deletes every object of its kind.
 	out, err = helm(t, "upgrade", "seedscaler", chartDir(t), "--kubeconfig", kcFile,
 		"--namespace", namespace, "--wait=false", "--set", "crds.seedManagement=false", "--set", "crds.gardenerCore=false")
 	require.NoError(t, err, out)
 	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 3)
-	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 4, "Seed, Shoot, CloudProfile, NamespacedCloudProfile")
 }
