@@ -98,6 +98,8 @@ func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error
 			seedConfig + "spec.provider.type":                               s.Provider,
 			seedConfig + "spec.provider.region":                             s.Region,
 			seedConfig + "spec.provider.zones":                              zoneNames,
+			seedConfig + "spec.backup.provider":                             s.Provider,
+			seedConfig + "spec.backup.region":                               s.Region,
 			"spec.template.spec.gardenlet.config.resources.capacity.shoots": int64(simulator.FleetSeedCapacity),
 			"spec.template.spec.gardenlet.config.resources.reserved.shoots": int64(simulator.FleetSeedReserved),
 			"spec.shootTemplate.metadata.labels":                            labels,

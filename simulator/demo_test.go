@@ -83,7 +83,8 @@ func TestDemoDayFitsTheDemo(t *testing.T) {
 	seedConfig := gardenlet.SeedConfig
 	demoSeed := &gardencorev1beta1.Seed{Spec: *seedConfig.Spec.DeepCopy()}
 	demoSeed.Name, demoSeed.Labels = set.Name+"-0", seedConfig.Labels
-	demoSeed.Status = builders.MakeSeed("x").Allocatable(allocatable).Ready().Obj().Status
+	require.NotNil(t, demoSeed.Spec.Backup, "the demo's seeds have a backup, so that drains can move their control planes")
+	demoSeed.Status = builders.MakeSeed("x").Backup(demoSeed.Spec.Backup.Provider).Allocatable(allocatable).Ready().Obj().Status
 	soil.Status = builders.MakeSeed("x").Ready().Obj().Status
 
 	sim := New(cfg, nil, clocktesting.NewFakeClock(epoch), nil)

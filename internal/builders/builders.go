@@ -100,6 +100,42 @@ func (b *SeedBuilder) Backup(provider string) *SeedBuilder {
 	return b
 }
 
+// AccessRestrictions adds access restrictions the seed supports.
+func (b *SeedBuilder) AccessRestrictions(names ...string) *SeedBuilder {
+	for _, n := range names {
+		b.seed.Spec.AccessRestrictions = append(b.seed.Spec.AccessRestrictions, gardencorev1beta1.AccessRestriction{Name: n})
+	}
+	return b
+}
+
+// InternalDomain sets the domain of spec.dns.internal.
+func (b *SeedBuilder) InternalDomain(domain string) *SeedBuilder {
+	b.dns().Internal = &gardencorev1beta1.SeedDNSProviderConfig{Type: "local", Domain: domain}
+	return b
+}
+
+// DefaultDomains adds default domains (spec.dns.defaults).
+func (b *SeedBuilder) DefaultDomains(domains ...string) *SeedBuilder {
+	dns := b.dns()
+	for _, d := range domains {
+		dns.Defaults = append(dns.Defaults, gardencorev1beta1.SeedDNSProviderConfig{Type: "local", Domain: d})
+	}
+	return b
+}
+
+func (b *SeedBuilder) dns() *gardencorev1beta1.SeedDNS {
+	if b.seed.Spec.DNS == nil {
+		b.seed.Spec.DNS = &gardencorev1beta1.SeedDNS{}
+	}
+	return b.seed.Spec.DNS
+}
+
+// ZoneSelection sets spec.settings.zoneSelection.mode.
+func (b *SeedBuilder) ZoneSelection(mode gardencorev1beta1.ZoneSelectionMode) *SeedBuilder {
+	b.seed.Spec.Settings.ZoneSelection = &gardencorev1beta1.SeedSettingZoneSelection{Mode: mode}
+	return b
+}
+
 // Allocatable sets status.capacity and status.allocatable of the shoots resource.
 func (b *SeedBuilder) Allocatable(shoots int64) *SeedBuilder {
 	q := *resource.NewQuantity(shoots, resource.DecimalSI)
@@ -159,6 +195,70 @@ func (b *ShootBuilder) CloudProfile(name string) *ShootBuilder {
 	return b
 }
 
+// CloudProfileRef refers to a cloud profile in spec.cloudProfile and drops the deprecated
+// spec.cloudProfileName.
+func (b *ShootBuilder) CloudProfileRef(kind gardencorev1beta1.CloudProfileReferenceKind, name string) *ShootBuilder {
+	b.shoot.Spec.CloudProfile = &gardencorev1beta1.CloudProfileReference{Kind: kind, Name: name}
+	b.shoot.Spec.CloudProfileName = nil
+	return b
+}
+
+// AccessRestrictions adds access restrictions the shoot asks for.
+func (b *ShootBuilder) AccessRestrictions(names ...string) *ShootBuilder {
+	for _, n := range names {
+		b.shoot.Spec.AccessRestrictions = append(b.shoot.Spec.AccessRestrictions,
+			gardencorev1beta1.AccessRestrictionWithOptions{AccessRestriction: gardencorev1beta1.AccessRestriction{Name: n}})
+	}
+	return b
+}
+
+// Domain sets spec.dns.domain.
+func (b *ShootBuilder) Domain(domain string) *ShootBuilder {
+	b.shoot.Spec.DNS = &gardencorev1beta1.DNS{Domain: ptr.To(domain)}
+	return b
+}
+
+// ControlPlaneZones pins the control plane to zones (spec.controlPlane.zones).
+func (b *ShootBuilder) ControlPlaneZones(zones ...string) *ShootBuilder {
+	if b.shoot.Spec.ControlPlane == nil {
+		b.shoot.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{}
+	}
+	b.shoot.Spec.ControlPlane.Zones = zones
+	return b
+}
+
+// Worker adds a worker pool of one to three nodes in the given zones.
+func (b *ShootBuilder) Worker(name string, zones ...string) *ShootBuilder {
+	b.shoot.Spec.Provider.Workers = append(b.shoot.Spec.Provider.Workers, gardencorev1beta1.Worker{
+		Name: name, Machine: gardencorev1beta1.Machine{Type: "n1-standard-4"}, Minimum: 1, Maximum: 3, Zones: zones,
+	})
+	return b
+}
+
+// IPFamilies sets spec.networking.ipFamilies.
+func (b *ShootBuilder) IPFamilies(families ...gardencorev1beta1.IPFamily) *ShootBuilder {
+	if b.shoot.Spec.Networking == nil {
+		b.shoot.Spec.Networking = &gardencorev1beta1.Networking{}
+	}
+	b.shoot.Spec.Networking.IPFamilies = families
+	return b
+}
+
+// StatusNetworks sets status.networking: one network each, empty strings left out.
+func (b *ShootBuilder) StatusNetworks(nodes, pods, services string) *ShootBuilder {
+	n := &gardencorev1beta1.NetworkingStatus{}
+	for _, f := range []struct {
+		cidr string
+		into *[]string
+	}{{nodes, &n.Nodes}, {pods, &n.Pods}, {services, &n.Services}} {
+		if f.cidr != "" {
+			*f.into = []string{f.cidr}
+		}
+	}
+	b.shoot.Status.Networking = n
+	return b
+}
+
 // SeedName binds the shoot (spec.seedName).
 func (b *ShootBuilder) SeedName(seed string) *ShootBuilder {
 	b.shoot.Spec.SeedName = ptr.To(seed)
@@ -183,7 +283,8 @@ func (b *ShootBuilder) SchedulerName(name string) *ShootBuilder {
 	return b
 }
 
-// Toleration adds a toleration; an empty value tolerates any value of the key.
+// Toleration adds a toleration; an empty value leaves it without value, which tolerates
+// only taints of the key without value.
 func (b *ShootBuilder) Toleration(key, value string) *ShootBuilder {
 	t := gardencorev1beta1.Toleration{Key: key}
 	if value != "" {
@@ -205,6 +306,9 @@ func (b *ShootBuilder) SeedSelector(matchLabels map[string]string, providerTypes
 // Networks sets the shoot's node, pod and service networks; empty strings stay unset.
 func (b *ShootBuilder) Networks(nodes, pods, services string) *ShootBuilder {
 	n := &gardencorev1beta1.Networking{}
+	if b.shoot.Spec.Networking != nil {
+		n.IPFamilies = b.shoot.Spec.Networking.IPFamilies
+	}
 	if nodes != "" {
 		n.Nodes = ptr.To(nodes)
 	}

@@ -35,6 +35,9 @@ type Binding struct {
 	// Counted: the shoot already counts on Seed (its status.seedName, a control plane
 	// migration going back), so it takes no further place there.
 	Counted bool
+	// From is the spec.seedName the request changes: the seed the shoot's control plane
+	// leaves, a migration. Empty for a first binding.
+	From string
 }
 
 // BindingOf says whether a request binds a shoot: it sets spec.seedName on a new shoot, or
@@ -50,6 +53,7 @@ func BindingOf(old, shoot *gardencorev1beta1.Shoot) (Binding, bool) {
 	}
 	b := Binding{Shoot: shoot, Seed: seed}
 	if old != nil {
+		b.From = seedName(old)
 		for _, counted := range usage.SeedNames(old) {
 			b.Counted = b.Counted || counted == seed
 		}
@@ -79,15 +83,24 @@ type Verdict struct {
 
 // Check judges a binding with the scheduler's filters (profile.Feasible), on the seed as the
 // scheduler sees it (nil: no such seed) and with its usage, which must not yet count the
-// shoot unless Binding.Counted says so. The strategy that ranks regions is not applied: a
-// binding by hand is the choice of a seed the strategy would not rank first. in is not
-// changed.
-func Check(profile *framework.Profile, in *framework.Input, seed *framework.SeedInfo, b Binding) Verdict {
+// shoot unless Binding.Counted says so. A migration (Binding.From) is judged as a move from
+// the seed from, as the scheduler sees it (nil: no such seed), with the checks
+// gardener-apiserver makes of it (the Migration filter). The strategy that ranks regions is
+// not applied: a binding by hand is the choice of a seed the strategy would not rank first.
+// in is not changed.
+func Check(profile *framework.Profile, in *framework.Input, seed, from *framework.SeedInfo, b Binding) Verdict {
 	var rej *framework.Rejection
-	if seed == nil {
+	switch {
+	case seed == nil:
 		rej = &framework.Rejection{Seed: b.Seed, Status: framework.Status{Reason: ReasonSeedNotFound, Message: "no such seed exists"}}
-	} else {
+	case b.From != "" && from == nil:
+		rej = &framework.Rejection{Seed: b.Seed, Status: framework.Status{Reason: ReasonSeedNotFound,
+			Message: fmt.Sprintf("seed %s, which the shoot's control plane would leave (the spec.seedName the request changes), does not exist, so the migration cannot be judged", b.From)}}
+	default:
 		judged := *in
+		if from != nil {
+			judged.MigratingFrom = from.Seed
+		}
 		if b.Counted {
 			// The shoot's own place on the seed is not a new one.
 			occupied := in.Usage

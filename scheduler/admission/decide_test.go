@@ -28,15 +28,16 @@ func TestBindingOf(t *testing.T) {
 		old, shoot  *gardencorev1beta1.Shoot
 		binds       bool
 		wantCounted bool
+		wantFrom    string
 	}{
-		{"create without seed", nil, unbound, false, false},
-		{"create with seed", nil, onA, true, false},
-		{"update sets the seed", unbound, onA, true, false},
-		{"update leaves the seed", onA, onA, false, false},
-		{"update changes the seed", onB, onA, true, false},
-		{"update takes the seed away", onA, unbound, false, false},
-		{"migration goes back to the seed the shoot still counts on", migratingBackToA, onA, true, true},
-		{"a shoot being deleted", unbound, deleting, false, false},
+		{"create without seed", nil, unbound, false, false, ""},
+		{"create with seed", nil, onA, true, false, ""},
+		{"update sets the seed", unbound, onA, true, false, ""},
+		{"update leaves the seed", onA, onA, false, false, ""},
+		{"update changes the seed", onB, onA, true, false, "b"},
+		{"update takes the seed away", onA, unbound, false, false, ""},
+		{"migration goes back to the seed the shoot still counts on", migratingBackToA, onA, true, true, "b"},
+		{"a shoot being deleted", unbound, deleting, false, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -45,6 +46,7 @@ func TestBindingOf(t *testing.T) {
 			if ok {
 				assert.Equal(t, "a", b.Seed)
 				assert.Equal(t, c.wantCounted, b.Counted)
+				assert.Equal(t, c.wantFrom, b.From)
 			}
 		})
 	}
@@ -63,6 +65,9 @@ func TestCheckJudgesWithTheSchedulersFilters(t *testing.T) {
 		"full":         builders.MakeSeed("full").Ready().Allocatable(2).Obj(),
 		"aws":          builders.MakeSeed("aws").Provider("aws", "eu-west-1").Ready().Obj(),
 		"other-region": builders.MakeSeed("other-region").Provider("gcp", "us-east1").Ready().Obj(),
+		"backed":       builders.MakeSeed("backed").Backup("gcp").Ready().Obj(),
+		"backed-too":   builders.MakeSeed("backed-too").Backup("gcp").Ready().Obj(),
+		"other-dns":    builders.MakeSeed("other-dns").Backup("gcp").InternalDomain("internal.example.org").Ready().Obj(),
 	}
 	usage := map[string]int{"fits": 1, "full": 2}
 	in := &framework.Input{Usage: func(s *framework.SeedInfo) int { return usage[s.Name] }}
@@ -70,6 +75,7 @@ func TestCheckJudgesWithTheSchedulersFilters(t *testing.T) {
 	cases := []struct {
 		name      string
 		seed      string
+		from      string // the spec.seedName the request changes: a migration
 		counted   bool
 		force     *string
 		allowed   bool
@@ -92,6 +98,17 @@ func TestCheckJudgesWithTheSchedulersFilters(t *testing.T) {
 		{name: "override without a reason", seed: "full", force: ptr.To(""), reason: plugins.ReasonCapacityExhausted, inMessage: "annotation scheduling.gardener.cloud/force-binding is present but empty"},
 		{name: "refusal says how to override", seed: "tainted", reason: plugins.ReasonTaintsNotTolerated, inMessage: `adds the annotation scheduling.gardener.cloud/force-binding: "<why>" in the same request`},
 		{name: "forcing a fitting seed overrides nothing", seed: "fits", force: ptr.To("habit"), allowed: true},
+		{name: "migration between seeds with backup", seed: "backed", from: "backed-too", allowed: true},
+		{name: "migration off a seed without backup", seed: "backed", from: "fits", reason: plugins.ReasonMigrationWithoutBackup,
+			inMessage: "MigrationWithoutBackup: the shoot's control plane cannot leave seed fits: it has no spec.backup"},
+		{name: "migration onto a seed without backup", seed: "fits", from: "backed", reason: plugins.ReasonMigrationWithoutBackup,
+			inMessage: "MigrationWithoutBackup: has no spec.backup, which a control plane moving from seed backed needs"},
+		{name: "migration to another internal domain", seed: "other-dns", from: "backed", reason: plugins.ReasonInternalDomainMismatch,
+			inMessage: "InternalDomainMismatch: its internal domain (spec.dns.internal) is internal.example.org, that of seed backed, which the shoot's control plane leaves, none"},
+		{name: "migration off a seed that does not exist", seed: "backed", from: "vanished", reason: ReasonSeedNotFound,
+			inMessage: "seed vanished, which the shoot's control plane would leave (the spec.seedName the request changes), does not exist"},
+		{name: "migration off a seed without backup, forced", seed: "backed", from: "fits", force: ptr.To("restore by hand"), allowed: true,
+			reason: plugins.ReasonMigrationWithoutBackup, forced: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,11 +118,14 @@ func TestCheckJudgesWithTheSchedulersFilters(t *testing.T) {
 			}
 			in := *in
 			in.Shoot = shoot
-			var seed *framework.SeedInfo
+			var seed, from *framework.SeedInfo
 			if s, ok := seeds[c.seed]; ok {
 				seed = plugins.NewSeedInfo(s)
 			}
-			v := Check(profile, &in, seed, Binding{Shoot: shoot, Seed: c.seed, Counted: c.counted})
+			if s, ok := seeds[c.from]; ok {
+				from = plugins.NewSeedInfo(s)
+			}
+			v := Check(profile, &in, seed, from, Binding{Shoot: shoot, Seed: c.seed, Counted: c.counted, From: c.from})
 			assert.Equal(t, c.allowed, v.Allowed, v.Message)
 			if c.reason == "" {
 				assert.Nil(t, v.Rejection)
@@ -131,7 +151,7 @@ func TestCheckGivesTheSchedulersReason(t *testing.T) {
 	scheduled := profile.Schedule(in, []*framework.SeedInfo{seed})
 	require.Len(t, scheduled.Rejections, 1)
 
-	v := Check(profile, in, seed, Binding{Shoot: shoot, Seed: "tainted"})
+	v := Check(profile, in, seed, nil, Binding{Shoot: shoot, Seed: "tainted"})
 	require.NotNil(t, v.Rejection)
 	assert.Equal(t, scheduled.Rejections[0].Status, v.Rejection.Status)
 	assert.Contains(t, scheduled.Message(), string(v.Rejection.Reason)+": 1 seed(s): "+v.Rejection.Message)

@@ -189,6 +189,8 @@ func TestManualBindingsAreCheckedLikeScheduledOnes(t *testing.T) {
 	createSeed(t, builders.MakeSeed("tainted").Ready().Taint("dedicated", "ops").Obj())
 	createSeed(t, builders.MakeSeed("full").Ready().Allocatable(1).Obj())
 	createSeed(t, builders.MakeSeed("roomy").Ready().Allocatable(10).Obj())
+	createSeed(t, builders.MakeSeed("backed").Backup("gcp").Ready().Allocatable(10).Obj())
+	createSeed(t, builders.MakeSeed("backed-roomy").Backup("gcp").Ready().Allocatable(10).Obj())
 	createSeed(t, builders.MakeSeed("drained").Ready().Allocatable(10).Annotations(gardencorev1beta1.AnnotationDrain, "true").Obj())
 	deleting := builders.MakeSeed("deleting").Ready().Obj()
 	deleting.Finalizers = []string{"test.seedscaler.gardener.cloud/keep"}
@@ -245,8 +247,8 @@ func TestManualBindingsAreCheckedLikeScheduledOnes(t *testing.T) {
 		assert.Contains(t, err.Error(), `spec.seedName "fits": the seed does not take the shoot: ProviderMismatch: provider "gcp" is not the shoot's "openstack"`)
 	})
 
-	t.Run("a control plane migration is checked like a binding", func(t *testing.T) {
-		shoot := builders.MakeShoot(namespace, "migrating").SeedName("fits").Obj()
+	t.Run("a control plane migration is checked like a binding, and as gardener-apiserver checks a move", func(t *testing.T) {
+		shoot := builders.MakeShoot(namespace, "migrating").SeedName("backed").Obj()
 		require.NoError(t, operator.Create(ctx, shoot))
 		err := operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"full"}}`)))
 		require.Error(t, err)
@@ -254,8 +256,11 @@ func TestManualBindingsAreCheckedLikeScheduledOnes(t *testing.T) {
 		err = operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"drained"}}`)))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), `spec.seedName "drained": the seed does not take the shoot: SeedNotUsable: cordoned: the Seed is annotated seedscaler.io/drain=true and is being drained`)
-		require.NoError(t, operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"roomy"}}`))),
-			"a migration onto a seed with room")
+		err = operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"roomy"}}`)))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `spec.seedName "roomy": the seed does not take the shoot: MigrationWithoutBackup: has no spec.backup, which a control plane moving from seed backed needs`)
+		require.NoError(t, operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":"backed-roomy"}}`))),
+			"a migration onto a seed with room and a backup")
 		err = operator.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"seedName":null}}`)))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "spec.seedName cannot be removed once set")

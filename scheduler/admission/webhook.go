@@ -16,6 +16,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
 
 // Path is where the webhook is served; the chart's ValidatingWebhookConfiguration names it.
@@ -104,7 +105,13 @@ func (w *Webhook) check(ctx context.Context, b Binding) Verdict {
 	if !ok {
 		seed = nil
 	}
-	return Check(w.Scheduler.Profile, in, seed, b)
+	var from *framework.SeedInfo
+	if b.From != "" {
+		if from, ok = w.Scheduler.Seed(b.From); !ok {
+			from = nil
+		}
+	}
+	return Check(w.Scheduler.Profile, in, seed, from, b)
 }
 
 // recordForced leaves the audit trail of a forced binding: a log line and an event on the

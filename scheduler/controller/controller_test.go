@@ -157,4 +157,5 @@ func managedSeedSet(namespace, name string, spec gardencorev1beta1.SeedSpec, cap
 const (
 	labelShootsAllowed = "seed.gardener.cloud/shoots"
 	taintProtected     = "seed.gardener.cloud/protected"
+	euAccessOnly       = "eu-access-only"
 )

@@ -113,7 +113,8 @@ func TestSchedulesALandscape(t *testing.T) {
 		createSeed(t, s.Obj())
 	}
 	setSpec := func(region, nodes string) gardencorev1beta1.SeedSpec {
-		return builders.MakeSeed("x").Provider("gcp", region).Zones(threeZones...).Networks(nodes, "100.96.0.0/11", "100.64.0.0/13").Obj().Spec
+		return builders.MakeSeed("x").Provider("gcp", region).Zones(threeZones...).Networks(nodes, "100.96.0.0/11", "100.64.0.0/13").
+			AccessRestrictions(euAccessOnly).Obj().Spec
 	}
 	awsSpec := builders.MakeSeed("x").Provider("aws", "eu-west-1").Networks("10.251.0.0/16", "100.96.0.0/11", "100.64.0.0/13").Obj().Spec
 	for _, set := range []*seedmanagementv1alpha1.ManagedSeedSet{
@@ -161,13 +162,14 @@ func TestSchedulesALandscape(t *testing.T) {
 		}, 10*time.Second, 50*time.Millisecond)
 	}
 
-	// Its node network overlaps every seed's: no seed fits, but a new replica of eu1-fresh would.
-	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, "stuck").Networks("10.250.1.0/24", "", "").Obj()))
+	// It asks for an access restriction no seed supports: no seed fits, but a new replica of
+	// eu1-fresh would. Its node network overlaps every seed's, which Gardener allows for IPv4.
+	require.NoError(t, env.Client.Create(ctx, builders.MakeShoot(ns, "stuck").Networks("10.250.1.0/24", "", "").AccessRestrictions(euAccessOnly).Obj()))
 	wantReasons := `Failed to schedule shoot: 0/7 seeds are available:
 SeedNotUsable: 1 seed(s): no status.lastOperation yet (ls-eu1-notready)
 CloudProfileSeedSelectorMismatch: 1 seed(s): labels do not match the seed selector of CloudProfile gcp (seed.gardener.cloud/shoots=allowed) (ls-eu1-unlabelled)
 ProviderMismatch: 1 seed(s): provider "aws" is not the shoot's "gcp" (ls-aws)
-NetworksOverlap: 4 seed(s): shoot nodes 10.250.1.0/24 overlaps seed nodes 10.250.0.0/16 (ls-eu1-a, ls-eu1-b, ls-eu3, ls-us)
+AccessRestrictionsNotSupported: 4 seed(s): does not support the shoot's access restriction(s) eu-access-only (the seed's spec.accessRestrictions: none) (ls-eu1-a, ls-eu1-b, ls-eu3, ls-us)
 Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		shoot := &gardencorev1beta1.Shoot{}
@@ -183,7 +185,7 @@ Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
 
 	// The set's new replica registers its seed: the next retry binds the shoot there.
 	createSeed(t, builders.MakeSeed("ls-eu1-fresh").Zones(threeZones...).Networks("10.251.0.0/16", "100.96.0.0/11", "100.64.0.0/13").
-		Allocatable(5).Labels(labelShootsAllowed, "allowed").Ready().Obj())
+		AccessRestrictions(euAccessOnly).Allocatable(5).Labels(labelShootsAllowed, "allowed").Ready().Obj())
 	assert.Equal(t, "ls-eu1-fresh", waitForSeed(t, ns, "stuck"))
 	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Equal(c, []string{"Scheduled to seed ls-eu1-fresh"}, schedulerEvents(c, ns, "stuck")[string(EventSchedulingSuccessful)])

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -55,8 +56,8 @@ func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity in
 
 // PendingFit returns the ManagedSeedSets (sorted namespace/name keys) a new replica of
 // which would take the shoot: the seed of each set's template, empty, must pass every
-// filter, and then the strategy among those template seeds, so a shoot counts only for the
-// sets in its region (SameRegion) or nearest to it (MinimalDistance).
+// filter, and then the preferences and the strategy among those template seeds, so a shoot
+// counts only for the sets in its region (SameRegion) or nearest to it (MinimalDistance).
 func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, in *framework.Input, sets []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) ([]types.NamespacedName, error) {
 	empty := *in
 	empty.Usage = func(*framework.SeedInfo) int { return 0 }
@@ -73,6 +74,15 @@ func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, i
 		}
 		keys = append(keys, types.NamespacedName{Namespace: set.Namespace, Name: set.Name})
 		seeds = append(seeds, seed)
+	}
+	if preferred := profile.Prefer(&empty, seeds); len(preferred) < len(seeds) {
+		kept := keys[:0]
+		for i, seed := range seeds {
+			if slices.Contains(preferred, seed) {
+				kept = append(kept, keys[i])
+			}
+		}
+		keys, seeds = kept, preferred
 	}
 	if len(seeds) > 0 && strategy != nil {
 		statuses, err := strategy.Select(&empty, seeds)

@@ -4,9 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
 
 func TestPendingShootsCountEveryExistingSetOnceTheSchedulerCanAnswer(t *testing.T) {
@@ -79,4 +85,31 @@ func TestChooseSetAsksOneSetForANewSeed(t *testing.T) {
 	}
 	_, ok := ChooseSet(nil, 250)
 	assert.False(t, ok, "no set fits: none is chosen")
+}
+
+// A shoot counts for the sets whose new seed the scheduler would choose: the template seeds
+// pass the filters, then the preferences, then the strategy.
+func TestPendingFitPrefersAsTheSchedulerDoes(t *testing.T) {
+	prefer := gardencorev1beta1.ZoneSelectionModePrefer
+	near := builders.MakeSeed("x").Zones("z1").ZoneSelection(prefer).Obj().Spec
+	away := builders.MakeSeed("x").Zones("z2").ZoneSelection(prefer).Obj().Spec
+	sets := []*seedmanagementv1alpha1.ManagedSeedSet{
+		managedSeedSet("garden", "away", away, "10"),
+		managedSeedSet("garden", "near", near, "10"),
+		managedSeedSet("garden", "other-region", builders.MakeSeed("x").Provider("gcp", "us-east1").Zones("z1").Obj().Spec, "10"),
+	}
+	cfg := &config.SchedulerConfiguration{}
+	config.Default(cfg)
+	profile, err := plugins.NewProfile(cfg)
+	require.NoError(t, err)
+	strategy := plugins.Strategy{Kind: config.SameRegion}
+	fits := func(shoot *gardencorev1beta1.Shoot) []types.NamespacedName {
+		keys, err := PendingFit(profile, strategy, &framework.Input{Shoot: shoot}, sets, 250)
+		require.NoError(t, err)
+		return keys
+	}
+	assert.Equal(t, []types.NamespacedName{{Namespace: "garden", Name: "near"}}, fits(builders.MakeShoot("p", "a").Worker("w", "z1").Obj()),
+		"the set whose seed has the workers' zone")
+	assert.Equal(t, []types.NamespacedName{{Namespace: "garden", Name: "away"}, {Namespace: "garden", Name: "near"}}, fits(builders.MakeShoot("p", "a").Worker("w").Obj()),
+		"workers without zones: no preference")
 }

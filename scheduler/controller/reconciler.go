@@ -1,6 +1,7 @@
-// Package controller binds unscheduled shoots to seeds: it reads seeds, cloud profiles,
-// region configs and ManagedSeedSets from informer caches, decides with the scheduler
-// framework, reserves the place in the capacity ledger, and patches spec.seedName.
+// Package controller binds unscheduled shoots to seeds: it reads seeds, cloud profiles
+// (CloudProfiles and NamespacedCloudProfiles), region configs and ManagedSeedSets from
+// informer caches, decides with the scheduler framework, reserves the place in the capacity
+// ledger, and patches spec.seedName.
 package controller
 
 import (
@@ -77,7 +78,7 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots/status,verbs=patch
-// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds;cloudprofiles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=core.gardener.cloud,resources=seeds;cloudprofiles;namespacedcloudprofiles,verbs=get;list;watch
 // +kubebuilder:rbac:groups=seedmanagement.gardener.cloud,resources=managedseedsets;managedseeds,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=seedscaler-region-config-namespace
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
@@ -246,23 +247,18 @@ func (r *Reconciler) forget(key string) {
 	r.pending.forget(key)
 }
 
-// input gathers the cloud profile and region config of a shoot from the cache.
+// input gathers the cloud profile and region config of a shoot from the cache, and whether
+// its domain is below a default domain of the seeds.
 func (r *Reconciler) input(ctx context.Context, shoot *gardencorev1beta1.Shoot) (*framework.Input, error) {
-	in := &framework.Input{Shoot: shoot}
-	if shoot.Spec.CloudProfileName == nil || *shoot.Spec.CloudProfileName == "" {
-		return in, nil
+	cp, err := CloudProfileOf(ctx, r.Client, shoot)
+	if err != nil {
+		return nil, err
 	}
-	name := *shoot.Spec.CloudProfileName
-	cp := &gardencorev1beta1.CloudProfile{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, cp); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("CloudProfile %s of the shoot does not exist", name)
-		}
-		return nil, fmt.Errorf("getting CloudProfile %s: %w", name, err)
-	}
-	in.CloudProfile = cp
-	if r.Config.Strategy == config.MinimalDistance {
-		in.RegionConfig = r.regions.get(name)
+	in := &framework.Input{Shoot: shoot, CloudProfile: cp, UsesDefaultDomain: plugins.UsesDefaultDomain(shoot, r.seedSnapshot.List())}
+	if cp != nil && r.Config.Strategy == config.MinimalDistance {
+		// By the name of the profile the shoot refers to, a NamespacedCloudProfile's own, as
+		// Gardener's scheduler looks it up.
+		in.RegionConfig = r.regions.get(cp.Name)
 	}
 	return in, nil
 }

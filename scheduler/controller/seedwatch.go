@@ -29,12 +29,14 @@ const seedSettle = 250 * time.Millisecond
 
 // seedMayTakeMore reports whether a seed's update may let it take shoots it did not take
 // before: a condition's status, its allocatable, its spec (taints, visibility, settings),
-// its labels (selectors), its drain annotation, or a deletion that ended. Heartbeats and usage updates do not.
+// its labels (selectors), its drain or emergency-stop annotation, or a deletion that ended.
+// Heartbeats and usage updates do not.
 func seedMayTakeMore(old, cur *gardencorev1beta1.Seed) bool {
 	return conditionStatuses(old) != conditionStatuses(cur) ||
 		!equality.Semantic.DeepEqual(old.Status.Allocatable, cur.Status.Allocatable) ||
 		old.Generation != cur.Generation || !maps.Equal(old.Labels, cur.Labels) ||
-		gardencorev1beta1.Draining(old.Annotations) != gardencorev1beta1.Draining(cur.Annotations)
+		gardencorev1beta1.Draining(old.Annotations) != gardencorev1beta1.Draining(cur.Annotations) ||
+		gardencorev1beta1.ShootReconciliationsDisabled(old) != gardencorev1beta1.ShootReconciliationsDisabled(cur)
 }
 
 // conditionStatuses is "type=status" of every condition, in order: equal when no

@@ -37,6 +37,10 @@ func TestSeedMayTakeMore(t *testing.T) {
 		}, true},
 		{"its spec (taints, visibility)", func(s *gardencorev1beta1.Seed) { s.Generation++ }, true},
 		{"its labels", func(s *gardencorev1beta1.Seed) { s.Labels = map[string]string{"env": "dev"} }, true},
+		{"its emergency-stop annotation changes", func(s *gardencorev1beta1.Seed) {
+			s.Annotations = map[string]string{gardencorev1beta1.AnnotationEmergencyStopShootReconciliations: "true"}
+		}, true},
+		{"another annotation", func(s *gardencorev1beta1.Seed) { s.Annotations = map[string]string{"note": "x"} }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

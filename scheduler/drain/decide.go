@@ -172,3 +172,14 @@ func FailedMigration(shoot *gardencorev1beta1.Shoot) (string, bool) {
 	}
 	return status, op.Type == gardencorev1beta1.LastOperationTypeMigrate && op.State == gardencorev1beta1.LastOperationStateFailed
 }
+
+// Unleavable says why no control plane can leave a seed, as gardener-apiserver judges a
+// change of spec.seedName (the scheduler's Migration filter checks the other seed): the
+// seed has no spec.backup, so a moved control plane would have nothing to restore its etcd
+// from. Empty when control planes can leave it.
+func Unleavable(seed *gardencorev1beta1.Seed) string {
+	if seed.Spec.Backup == nil {
+		return fmt.Sprintf("seed %s has no spec.backup: a control plane leaves a seed only with a backup to restore it from on the new one", seed.Name)
+	}
+	return ""
+}

@@ -120,3 +120,11 @@ func TestFailedMigration(t *testing.T) {
 		assert.False(t, ok, name)
 	}
 }
+
+// gardener-apiserver lets a control plane leave a seed only when the seed has a backup to
+// restore it from: without one, a drain moves nothing and says why.
+func TestUnleavable(t *testing.T) {
+	assert.Empty(t, Unleavable(builders.MakeSeed("s").Backup("gcp").Obj()))
+	assert.Equal(t, "seed s has no spec.backup: a control plane leaves a seed only with a backup to restore it from on the new one",
+		Unleavable(builders.MakeSeed("s").Obj()))
+}

@@ -137,10 +137,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if why := Unleavable(seed); why != "" {
+		// gardener-apiserver refuses every move away from the seed: trying one would only
+		// fail each target the same way.
+		for _, shoot := range movable {
+			progress.Blocked[usage.Key(shoot)] = why
+		}
+		movable = nil
+	}
 	room := r.budget().Room(len(progress.Leaving), outOfSet)
 	if by.reason == gardencorev1beta1.DrainReasonConsolidation && room > 0 && len(movable) > 0 {
 		// A consolidation moves nothing unless every shoot can leave.
-		nowhere := r.unplaceable(ctx, seed.Name, movable)
+		nowhere := r.unplaceable(ctx, seed, movable)
 		if len(nowhere)+len(progress.Blocked) > 0 {
 			maps.Copy(progress.Blocked, nowhere)
 			for _, shoot := range movable {
@@ -215,7 +223,7 @@ func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed
 // taking its place before the next is decided, and returns those that find none, with the
 // scheduler's reasons. The places are given back: a consolidation starts only when all its
 // shoots fit, so that it never moves some and gets stuck on the rest.
-func (r *Reconciler) unplaceable(ctx context.Context, drained string, movable []*gardencorev1beta1.Shoot) map[string]string {
+func (r *Reconciler) unplaceable(ctx context.Context, drained *gardencorev1beta1.Seed, movable []*gardencorev1beta1.Shoot) map[string]string {
 	out := map[string]string{}
 	inputs := make([]*framework.Input, len(movable))
 	for i, shoot := range movable {
@@ -229,6 +237,7 @@ func (r *Reconciler) unplaceable(ctx context.Context, drained string, movable []
 			out[usage.Key(shoot)] = err.Error()
 			continue
 		}
+		in.MigratingFrom = drained
 		inputs[i] = in
 	}
 	ledger := r.Scheduler.Ledger
@@ -240,7 +249,7 @@ func (r *Reconciler) unplaceable(ctx context.Context, drained string, movable []
 			ledger.Release(key)
 		}
 	}()
-	seeds := r.otherSeeds(drained)
+	seeds := r.otherSeeds(drained.Name)
 	for i, shoot := range movable {
 		if inputs[i] == nil {
 			continue
@@ -381,7 +390,8 @@ func (r *Reconciler) seedsOfSet(ctx context.Context, seed *gardencorev1beta1.See
 }
 
 // migrate decides a new seed for a shoot with the scheduler's filters and strategy (the
-// drained seed is cordoned, so it is never chosen), reserves it and changes spec.seedName.
+// drained seed is cordoned, so it is never chosen; the Migration filter keeps the seeds a
+// control plane may move to from it), reserves it and changes spec.seedName.
 // A shoot no seed takes is recorded as blocked with the scheduler's reasons.
 func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, holder string, shoot *gardencorev1beta1.Shoot, progress *Progress) (bool, error) {
 	key := usage.Key(shoot)
@@ -400,6 +410,9 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		progress.Blocked[key] = err.Error()
 		return false, nil
 	}
+	// The Migration filter keeps only the seeds gardener-apiserver lets the control plane
+	// move to from this one.
+	in.MigratingFrom = seed
 	ledger := r.Scheduler.Ledger
 	ledger.Lock()
 	res := r.Scheduler.Profile.Decide(in, r.otherSeeds(seed.Name))

@@ -7,6 +7,7 @@ package framework
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,18 +70,29 @@ func Occupied(seed *SeedInfo) int { return seed.Occupancy.Shoots() }
 type Input struct {
 	// Shoot is the shoot to place.
 	Shoot *gardencorev1beta1.Shoot
-	// CloudProfile is the shoot's cloud profile; nil when the shoot names none.
+	// CloudProfile is the shoot's cloud profile; nil when the shoot names none. For a
+	// NamespacedCloudProfile it carries that profile's name and namespace and the merged
+	// spec (status.cloudProfileSpec), as Gardener's scheduler reads it.
 	CloudProfile *gardencorev1beta1.CloudProfile
 	// RegionConfig is the region config of the shoot's cloud profile; nil when there is none.
 	RegionConfig *region.Config
+	// UsesDefaultDomain says that the shoot's spec.dns.domain is below a default domain some
+	// seed of the landscape serves (a Seed's spec.dns.defaults): the shoot then goes only to
+	// seeds that serve it under that domain.
+	UsesDefaultDomain bool
+	// MigratingFrom is the seed the shoot's control plane leaves when the decision moves it
+	// (a drain, or a binding that changes spec.seedName); nil for a first placement.
+	MigratingFrom *gardencorev1beta1.Seed
 	// Usage returns the shoots a seed hosts, including binds not yet seen by the informer
 	// (Occupied in the scheduler). A decision calls it for every seed.
 	Usage func(seed *SeedInfo) int
 
 	// selectors are the label selectors converted so far (see Selector).
 	selectors []convertedSelector
-	// shootNetworks are the shoot's networks, parsed on the first call of ShootNetworks.
+	// shootNetworks and statusNetworks are the shoot's networks, parsed on the first call of
+	// ShootNetworks.
 	shootNetworks       [3]CIDR
+	statusNetworks      *[3][]CIDR
 	shootNetworksParsed bool
 }
 
@@ -99,6 +111,15 @@ func ParseCIDR(text string) CIDR {
 	}
 	return CIDR{Text: text, Prefix: prefix}
 }
+
+// IPv6 says whether the network is an IPv6 one; an IPv4-mapped IPv6 network counts as IPv4,
+// as Gardener's CIDR checks count it.
+func (c CIDR) IPv6() bool {
+	return c.Prefix.IsValid() && c.Prefix.Addr().Is6() && !c.Prefix.Masked().Addr().Is4In6()
+}
+
+// IPv4 says whether the network is an IPv4 one.
+func (c CIDR) IPv4() bool { return c.Prefix.IsValid() && !c.IPv6() }
 
 type convertedSelector struct {
 	from     *metav1.LabelSelector
@@ -124,13 +145,33 @@ func (in *Input) Selector(ls *metav1.LabelSelector) (labels.Selector, error) {
 // the networks filter checks them against every seed of a decision. Parsing them per seed,
 // and then looking them up by string in a memo, was a tenth of the running scheduler's CPU.
 func (in *Input) ShootNetworks() [3]CIDR {
-	if !in.shootNetworksParsed {
-		if n := in.Shoot.Spec.Networking; n != nil {
-			in.shootNetworks = [3]CIDR{ParseCIDR(ptr.Deref(n.Nodes, "")), ParseCIDR(ptr.Deref(n.Pods, "")), ParseCIDR(ptr.Deref(n.Services, ""))}
-		}
-		in.shootNetworksParsed = true
-	}
+	in.parseShootNetworks()
 	return in.shootNetworks
+}
+
+// StatusNetworks are the nodes, pods and services networks of the shoot's
+// status.networking, parsed once per Input; nil when the shoot has no status.networking.
+func (in *Input) StatusNetworks() *[3][]CIDR {
+	in.parseShootNetworks()
+	return in.statusNetworks
+}
+
+func (in *Input) parseShootNetworks() {
+	if in.shootNetworksParsed {
+		return
+	}
+	in.shootNetworksParsed = true
+	if n := in.Shoot.Spec.Networking; n != nil {
+		in.shootNetworks = [3]CIDR{ParseCIDR(ptr.Deref(n.Nodes, "")), ParseCIDR(ptr.Deref(n.Pods, "")), ParseCIDR(ptr.Deref(n.Services, ""))}
+	}
+	if n := in.Shoot.Status.Networking; n != nil {
+		in.statusNetworks = &[3][]CIDR{}
+		for i, list := range [3][]string{n.Nodes, n.Pods, n.Services} {
+			for _, text := range list {
+				in.statusNetworks[i] = append(in.statusNetworks[i], ParseCIDR(text))
+			}
+		}
+	}
 }
 
 // FilterPlugin rejects seeds a shoot must not be placed on.
@@ -144,6 +185,16 @@ type StrategyPlugin interface {
 	Name() string
 	// Select returns one status per seed: nil for a candidate.
 	Select(in *Input, seeds []*SeedInfo) ([]*Status, error)
+}
+
+// PreferencePlugin narrows the seeds that passed every filter to those it prefers, before
+// the strategy. Unlike a filter it judges a seed against the others: a seed it does not
+// prefer loses only to a seed it does, so it never leaves a shoot without a seed.
+type PreferencePlugin interface {
+	Name() string
+	// Prefer returns one status per seed (nil for a seed that stays), or nil when every seed
+	// stays.
+	Prefer(in *Input, seeds []*SeedInfo) []*Status
 }
 
 // ScorePlugin scores candidates from 0 (worst) to MaxScore (best).
@@ -162,12 +213,13 @@ type WeightedScorer struct {
 	Weight int64
 }
 
-// Profile is one way of deciding: filters in order, an optional strategy, and scorers.
-// Without scorers the winner is the candidate with the fewest shoots (Gardener).
+// Profile is one way of deciding: filters in order, preferences, an optional strategy, and
+// scorers. Without scorers the winner is the candidate with the fewest shoots (Gardener).
 type Profile struct {
-	Filters  []FilterPlugin
-	Strategy StrategyPlugin
-	Scorers  []WeightedScorer
+	Filters     []FilterPlugin
+	Preferences []PreferencePlugin
+	Strategy    StrategyPlugin
+	Scorers     []WeightedScorer
 }
 
 // Rejection is why one seed is not the winner.
@@ -194,7 +246,7 @@ type Result struct {
 }
 
 // Schedule places a shoot: every filter on every seed (the first rejection per seed
-// counts), the strategy on the survivors, then the scorers; the highest total wins, ties go
+// counts), the preferences and then the strategy on the survivors, then the scorers; the highest total wins, ties go
 // to the seed with the fewest shoots and then to the first name. Cost is linear in the
 // number of seeds; usage lookups are O(1). The result explains every seed not chosen.
 func (p *Profile) Schedule(in *Input, seeds []*SeedInfo) Result {
@@ -228,29 +280,54 @@ func (p *Profile) schedule(in *Input, seeds []*SeedInfo, explain bool) Result {
 		}
 		feasible = append(feasible, seed)
 	}
-	candidates := feasible
-	if p.Strategy != nil && len(feasible) > 0 {
-		statuses, err := p.Strategy.Select(in, feasible)
+	candidates := p.prefer(in, feasible, &res, explain)
+	if p.Strategy != nil && len(candidates) > 0 {
+		statuses, err := p.Strategy.Select(in, candidates)
 		if err != nil {
 			res.Err = err
 			return res
 		}
-		candidates = candidates[:0:0]
-		for i, st := range statuses {
-			if st != nil {
-				if explain {
-					res.Rejections = append(res.Rejections, Rejection{Seed: feasible[i].Name, Plugin: p.Strategy.Name(), Stage: len(p.Filters), Status: *st})
-				}
-				continue
-			}
-			candidates = append(candidates, feasible[i])
-		}
+		candidates = keep(candidates, statuses, p.Strategy.Name(), len(p.Filters)+len(p.Preferences), &res, explain)
 	}
 	if len(candidates) == 0 {
 		return res
 	}
 	res.Seed = p.winner(in, candidates)
 	return res
+}
+
+// Prefer narrows seeds that passed the filters by the profile's preferences, in order.
+func (p *Profile) Prefer(in *Input, seeds []*SeedInfo) []*SeedInfo {
+	return p.prefer(in, seeds, nil, false)
+}
+
+func (p *Profile) prefer(in *Input, seeds []*SeedInfo, res *Result, explain bool) []*SeedInfo {
+	for i, pref := range p.Preferences {
+		if len(seeds) == 0 {
+			break
+		}
+		seeds = keep(seeds, pref.Prefer(in, seeds), pref.Name(), len(p.Filters)+i, res, explain)
+	}
+	return seeds
+}
+
+// keep returns the seeds whose status is nil (all of them, unchanged and without a copy,
+// when statuses holds no rejection); with explain, the others' rejections go to res.
+func keep(seeds []*SeedInfo, statuses []*Status, plugin string, stage int, res *Result, explain bool) []*SeedInfo {
+	if !slices.ContainsFunc(statuses, func(st *Status) bool { return st != nil }) {
+		return seeds
+	}
+	kept := seeds[:0:0] // grown as needed: most seeds of a landscape are rejected
+	for i, st := range statuses {
+		if st == nil {
+			kept = append(kept, seeds[i])
+			continue
+		}
+		if explain {
+			res.Rejections = append(res.Rejections, Rejection{Seed: seeds[i].Name, Plugin: plugin, Stage: stage, Status: *st})
+		}
+	}
+	return kept
 }
 
 // Feasible runs only the filters on one seed: nil when the seed passes them all.

@@ -5,6 +5,7 @@ package plugins
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,19 +19,29 @@ import (
 
 // Reason classes of rejections, in the order of the stages that give them.
 const (
-	ReasonNotUsable                 framework.Reason = "SeedNotUsable"
-	ReasonCloudProfileSelector      framework.Reason = "CloudProfileSeedSelectorMismatch"
-	ReasonShootSelector             framework.Reason = "ShootSeedSelectorMismatch"
-	ReasonProviderMismatch          framework.Reason = "ProviderMismatch"
-	ReasonNetworksOverlap           framework.Reason = "NetworksOverlap"
-	ReasonTaintsNotTolerated        framework.Reason = "TaintsNotTolerated"
-	ReasonCapacityExhausted         framework.Reason = "CapacityExhausted"
-	ReasonTooFewZones               framework.Reason = "TooFewZones"
-	ReasonRegionMismatch            framework.Reason = "RegionMismatch"
-	ReasonNotMinimalDistance        framework.Reason = "NotMinimalDistance"
-	ReasonTestingProviderMismatch   framework.Reason = "TestingProviderMismatch"
-	ReasonInvalidSeedSelector       framework.Reason = "InvalidSeedSelector"
-	minZonesForZoneFailureTolerance                  = 3
+	ReasonNotUsable                    framework.Reason = "SeedNotUsable"
+	ReasonCloudProfileSelector         framework.Reason = "CloudProfileSeedSelectorMismatch"
+	ReasonShootSelector                framework.Reason = "ShootSeedSelectorMismatch"
+	ReasonProviderMismatch             framework.Reason = "ProviderMismatch"
+	ReasonTooFewZones                  framework.Reason = "TooFewZones"
+	ReasonControlPlaneZonesUnavailable framework.Reason = "ControlPlaneZonesUnavailable"
+	ReasonWorkerZonesUnavailable       framework.Reason = "WorkerZonesUnavailable"
+	ReasonAccessRestrictions           framework.Reason = "AccessRestrictionsNotSupported"
+	ReasonDomainNotServed              framework.Reason = "DomainNotServed"
+	ReasonReconciliationsStopped       framework.Reason = "ShootReconciliationsStopped"
+	ReasonShootNetworksMissing         framework.Reason = "ShootNetworksMissing"
+	ReasonNetworksOverlap              framework.Reason = "NetworksOverlap"
+	ReasonTaintsNotTolerated           framework.Reason = "TaintsNotTolerated"
+	ReasonCapacityExhausted            framework.Reason = "CapacityExhausted"
+	ReasonMigrationWithoutBackup       framework.Reason = "MigrationWithoutBackup"
+	ReasonInternalDomainMismatch       framework.Reason = "InternalDomainMismatch"
+	ReasonDefaultDomainMismatch        framework.Reason = "DefaultDomainMismatch"
+	ReasonZoneNotPreferred             framework.Reason = "ZoneNotPreferred"
+	ReasonRegionMismatch               framework.Reason = "RegionMismatch"
+	ReasonNotMinimalDistance           framework.Reason = "NotMinimalDistance"
+	ReasonTestingProviderMismatch      framework.Reason = "TestingProviderMismatch"
+	ReasonInvalidSeedSelector          framework.Reason = "InvalidSeedSelector"
+	minZonesForZoneFailureTolerance                     = 3
 )
 
 // Usable keeps seeds that can take shoots at all: not being deleted, visible to the
@@ -178,45 +189,56 @@ func allows(allowed []string, typ string) bool {
 	return false
 }
 
-// Networks keeps seeds whose networks are disjoint from the shoot's: the VPN between seed
-// and shoot routes both. A shoot without pod or service network gets the seed's shoot
-// defaults, so those are what must be disjoint.
-type Networks struct{}
+// AccessRestrictions keeps seeds that support every access restriction the shoot asks for
+// (spec.accessRestrictions of both, by name), as Gardener's AccessRestrictionsAreSupported.
+type AccessRestrictions struct{}
 
 // Name is the plugin's name in configurations, events and metrics.
-func (Networks) Name() string { return "Networks" }
+func (AccessRestrictions) Name() string { return "AccessRestrictions" }
 
 // Filter implements framework.FilterPlugin: nil when seed passes, else why not.
-func (Networks) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
-	// This runs for every seed of every decision: the shoot's networks are parsed once per
-	// decision, the seed's once per version of the seed.
-	shoot := in.ShootNetworks()
-	var overlaps []string
-	for i, sh := range shoot {
-		if sh.Text == "" && i > 0 {
-			sh = seed.ShootDefaults[i-1] // pods and services: the seed's defaults
-		}
-		if !sh.Prefix.IsValid() {
-			continue
-		}
-		for j, se := range seed.Networks {
-			if se.Prefix.IsValid() && sh.Prefix.Overlaps(se.Prefix) {
-				overlaps = append(overlaps, fmt.Sprintf("shoot %s %s overlaps seed %s %s", networkNames[i], sh.Text, networkNames[j], se.Text))
-			}
+func (AccessRestrictions) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
+	var missing []string
+	for _, r := range in.Shoot.Spec.AccessRestrictions {
+		if !slices.ContainsFunc(seed.Spec.AccessRestrictions, func(s gardencorev1beta1.AccessRestriction) bool { return s.Name == r.Name }) {
+			missing = append(missing, r.Name)
 		}
 	}
-	if len(overlaps) > 0 {
-		return framework.Reject(ReasonNetworksOverlap, "%s", strings.Join(overlaps, ", "))
+	if len(missing) == 0 {
+		return nil
+	}
+	supported := "none"
+	if len(seed.Spec.AccessRestrictions) > 0 {
+		names := make([]string, len(seed.Spec.AccessRestrictions))
+		for i, s := range seed.Spec.AccessRestrictions {
+			names[i] = s.Name
+		}
+		supported = strings.Join(names, ", ")
+	}
+	return framework.Reject(ReasonAccessRestrictions, "does not support the shoot's access restriction(s) %s (the seed's spec.accessRestrictions: %s)",
+		strings.Join(missing, ", "), supported)
+}
+
+// ReconciliationsEnabled keeps seeds whose shoot reconciliations are not stopped: a seed
+// annotated shoot.gardener.cloud/emergency-stop-reconciliations=true takes no new shoot, as
+// its gardenlet would not create it.
+type ReconciliationsEnabled struct{}
+
+// Name is the plugin's name in configurations, events and metrics.
+func (ReconciliationsEnabled) Name() string { return "ReconciliationsEnabled" }
+
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
+func (ReconciliationsEnabled) Filter(_ *framework.Input, seed *framework.SeedInfo) *framework.Status {
+	if gardencorev1beta1.ShootReconciliationsDisabled(seed.Seed) {
+		return framework.Reject(ReasonReconciliationsStopped, "shoot reconciliations are stopped: the seed is annotated %s=true",
+			gardencorev1beta1.AnnotationEmergencyStopShootReconciliations)
 	}
 	return nil
 }
 
-// networkNames name the networks of a shoot and a seed, in the order of
-// Input.ShootNetworks and SeedInfo.Networks.
-var networkNames = [3]string{"nodes", "pods", "services"}
-
-// Taints keeps seeds whose every taint the shoot tolerates: a toleration of the taint's key
-// without value tolerates any value, one with a value only that value.
+// Taints keeps seeds whose every taint the shoot tolerates, as Gardener's
+// TaintsAreTolerated: a taint with a value only by a toleration of its key with the same
+// value, a taint without value by any toleration of its key.
 type Taints struct{}
 
 // Name is the plugin's name in configurations, events and metrics.
@@ -237,11 +259,8 @@ func (Taints) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.S
 
 func tolerated(taint gardencorev1beta1.SeedTaint, tolerations []gardencorev1beta1.Toleration) bool {
 	for _, t := range tolerations {
-		if t.Key != taint.Key {
-			continue
-		}
-		if t.Value == nil || (taint.Value != nil && *t.Value == *taint.Value) {
-			return true
+		if t.Key == taint.Key {
+			return taint.Value == nil || *taint.Value == ptr.Deref(t.Value, "")
 		}
 	}
 	return false
@@ -265,26 +284,17 @@ func (Capacity) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 	return nil
 }
 
-// Zones keeps seeds with at least three zones for shoots whose control plane must
-// tolerate a zone failure.
-type Zones struct{}
-
-// Name is the plugin's name in configurations, events and metrics.
-func (Zones) Name() string { return "Zones" }
-
-// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
-func (Zones) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
-	cp := in.Shoot.Spec.ControlPlane
-	if cp == nil || cp.HighAvailability == nil || cp.HighAvailability.FailureTolerance.Type != gardencorev1beta1.FailureToleranceTypeZone {
-		return nil
+// Filters returns the filters in the order gardener-scheduler applies them, then the checks
+// gardener-apiserver makes of a control plane that moves to another seed (Migration).
+func Filters() []framework.FilterPlugin {
+	return []framework.FilterPlugin{
+		Usable{}, CloudProfileSeedSelector{}, ShootSeedSelector{}, Provider{}, Zones{}, ZoneSelection{},
+		AccessRestrictions{}, Domain{}, ReconciliationsEnabled{}, Networks{}, Taints{}, Capacity{}, Migration{},
 	}
-	if n := len(seed.Spec.Provider.Zones); n < minZonesForZoneFailureTolerance {
-		return framework.Reject(ReasonTooFewZones, "%d zone(s), a control plane tolerating a zone failure needs at least %d", n, minZonesForZoneFailureTolerance)
-	}
-	return nil
 }
 
-// Filters returns the filters in the order of Gardener's scheduler document.
-func Filters() []framework.FilterPlugin {
-	return []framework.FilterPlugin{Usable{}, CloudProfileSeedSelector{}, ShootSeedSelector{}, Provider{}, Networks{}, Taints{}, Capacity{}, Zones{}}
+// Preferences returns the preferences, applied to the seeds that pass the filters before
+// the strategy: where gardener-scheduler narrows the seeds without failing the shoot.
+func Preferences() []framework.PreferencePlugin {
+	return []framework.PreferencePlugin{ZonePreference{}}
 }

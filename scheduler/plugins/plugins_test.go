@@ -80,26 +80,64 @@ func TestFilters(t *testing.T) {
 		{"provider: cloud profile allows any, shoot only gcp", Provider{}, builders.MakeShoot("p", "a").SeedSelector(nil, "gcp").Obj(), cloudProfile("gcp", &gardencorev1beta1.SeedSelector{ProviderTypes: []string{"*"}}), builders.MakeSeed("s").Provider("aws", "x").Obj(), 0, ReasonProviderMismatch},
 
 		{"networks: disjoint", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "100.128.0.0/11", "100.72.0.0/13").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ""},
-		{"networks: shoot nodes in seed nodes", Networks{}, builders.MakeShoot("p", "a").Networks("10.250.1.0/24", "", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
-		{"networks: shoot pods overlap seed pods", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "100.96.0.0/11", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
-		{"networks: shoot services overlap seed pods", Networks{}, builders.MakeShoot("p", "a").Networks("", "", "100.100.0.0/16").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
-		{"networks: seed defaults overlap seed pods", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("100.96.0.0/11", "100.72.0.0/13").Obj(), 0, ReasonNetworksOverlap},
-		{"networks: seed defaults disjoint", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("100.128.0.0/11", "100.72.0.0/13").Obj(), 0, ""},
-		{"networks: own pods win over seed defaults", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "100.128.0.0/11", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("100.96.0.0/11", "100.72.0.0/13").Obj(), 0, ""},
-		{"networks: no networking, defaults apply", Networks{}, func() *gardencorev1beta1.Shoot {
+		// Since Gardener v1.125 the VPN maps IPv4 networks: shoot and seed may share them.
+		{"networks: IPv4 shoot nodes in seed nodes", Networks{}, builders.MakeShoot("p", "a").Networks("10.250.1.0/24", "", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ""},
+		{"networks: IPv4 shoot pods and services equal the seed's", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "100.96.0.0/11", "100.64.0.0/13").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ""},
+		{"networks: IPv6 shoot nodes overlap IPv6 seed pods", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("2001:db8:1::/48", "", "").Obj(), nil,
+			builders.MakeSeed("s").Networks("2001:db8:2::/48", "2001:db8::/32", "fd00:10::/112").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: IPv6 shoot services overlap IPv6 seed services", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("", "", "fd00:10::/108").Obj(), nil,
+			builders.MakeSeed("s").Networks("2001:db8:2::/48", "2001:db8:3::/48", "fd00:10::/112").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: IPv6 shoot networks disjoint from the seed's", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("2001:db8:1::/48", "2001:db8:4::/48", "fd00:20::/112").Obj(), nil,
+			builders.MakeSeed("s").Networks("2001:db8:2::/48", "2001:db8:3::/48", "fd00:10::/112").Obj(), 0, ""},
+		{"networks: IPv6 shoot network beside IPv4 seed networks", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("2001:db8:1::/48", "", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ""},
+		{"networks: shoot services in the reserved kube-apiserver mapping range", Networks{}, builders.MakeShoot("p", "a").Networks("", "", "240.0.0.0/16").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: shoot pods over the reserved mapping ranges", Networks{}, builders.MakeShoot("p", "a").Worker("w", "a").Networks("", "240.0.0.0/4", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: shoot nodes in the default VPN network", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("fd8f:6d53:b97a:1::/112", "", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: seed's default services in a reserved range", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("100.128.0.0/11", "243.0.0.0/16").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: own services win over the seed's default", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "", "100.72.0.0/13").Obj(), nil, builders.MakeSeed("s").ShootDefaults("100.128.0.0/11", "243.0.0.0/16").Obj(), 0, ""},
+		{"networks: seed's default pods count for a shoot with workers", Networks{}, builders.MakeShoot("p", "a").Worker("w").Networks("10.180.0.0/16", "", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("244.0.0.0/16", "100.72.0.0/13").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: seed's default pods do not count for a workerless shoot", Networks{}, builders.MakeShoot("p", "a").Networks("10.180.0.0/16", "", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("244.0.0.0/16", "100.72.0.0/13").Obj(), 0, ""},
+		{"networks: a default of a family the shoot does not use is not taken", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("2001:db8:1::/48", "", "").Obj(), nil, builders.MakeSeed("s").ShootDefaults("100.128.0.0/11", "243.0.0.0/16").Obj(), 0, ""},
+		{"networks: an IPv6 default of an IPv6 shoot is taken", Networks{}, builders.MakeShoot("p", "a").IPFamilies(gardencorev1beta1.IPFamilyIPv6).Networks("2001:db8:1::/48", "", "").Obj(), nil,
+			builders.MakeSeed("s").Networks("2001:db8:2::/48", "2001:db8:3::/48", "fd00:10::/112").ShootDefaults("2001:db8:5::/48", "fd00:10::/120").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: no networking, the seed's defaults apply", Networks{}, func() *gardencorev1beta1.Shoot {
 			s := builders.MakeShoot("p", "a").Obj()
 			s.Spec.Networking = nil
 			return s
-		}(), nil, builders.MakeSeed("s").ShootDefaults("100.64.0.0/16", "100.72.0.0/13").Obj(), 0, ReasonNetworksOverlap},
+		}(), nil, builders.MakeSeed("s").ShootDefaults("100.128.0.0/11", "242.1.0.0/16").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: status networks of a running shoot are checked", Networks{}, builders.MakeShoot("p", "a").StatusNetworks("10.180.0.0/16", "", "243.1.0.0/16").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonNetworksOverlap},
+		{"networks: status networks of a running shoot that fit", Networks{}, builders.MakeShoot("p", "a").StatusNetworks("10.180.0.0/16", "", "100.72.0.0/13").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ""},
+		{"networks: status networks without services", Networks{}, builders.MakeShoot("p", "a").StatusNetworks("10.180.0.0/16", "", "").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonShootNetworksMissing},
+		{"networks: status networks of a shoot with workers without pods", Networks{}, builders.MakeShoot("p", "a").Worker("w").StatusNetworks("10.180.0.0/16", "", "100.72.0.0/13").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonShootNetworksMissing},
 
 		{"taints: none", Taints{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ""},
 		{"taints: not tolerated", Taints{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Taint("seed.gardener.cloud/protected", "").Obj(), 0, ReasonTaintsNotTolerated},
 		{"taints: tolerated by key", Taints{}, builders.MakeShoot("p", "a").Toleration("seed.gardener.cloud/protected", "").Obj(), nil, builders.MakeSeed("s").Taint("seed.gardener.cloud/protected", "").Obj(), 0, ""},
-		{"taints: key toleration tolerates any value", Taints{}, builders.MakeShoot("p", "a").Toleration("dedicated", "").Obj(), nil, builders.MakeSeed("s").Taint("dedicated", "team-a").Obj(), 0, ""},
+		// As Gardener's TaintsAreTolerated: a taint with a value needs that value.
+		{"taints: key toleration does not tolerate a value", Taints{}, builders.MakeShoot("p", "a").Toleration("dedicated", "").Obj(), nil, builders.MakeSeed("s").Taint("dedicated", "team-a").Obj(), 0, ReasonTaintsNotTolerated},
 		{"taints: value toleration matches", Taints{}, builders.MakeShoot("p", "a").Toleration("dedicated", "team-a").Obj(), nil, builders.MakeSeed("s").Taint("dedicated", "team-a").Obj(), 0, ""},
 		{"taints: value toleration other value", Taints{}, builders.MakeShoot("p", "a").Toleration("dedicated", "team-b").Obj(), nil, builders.MakeSeed("s").Taint("dedicated", "team-a").Obj(), 0, ReasonTaintsNotTolerated},
-		{"taints: value toleration, taint without value", Taints{}, builders.MakeShoot("p", "a").Toleration("dedicated", "team-b").Obj(), nil, builders.MakeSeed("s").Taint("dedicated", "").Obj(), 0, ReasonTaintsNotTolerated},
+		{"taints: value toleration, taint without value", Taints{}, builders.MakeShoot("p", "a").Toleration("dedicated", "team-b").Obj(), nil, builders.MakeSeed("s").Taint("dedicated", "").Obj(), 0, ""},
 		{"taints: one of two tolerated", Taints{}, builders.MakeShoot("p", "a").Toleration("a", "").Obj(), nil, builders.MakeSeed("s").Taint("a", "").Taint("b", "").Obj(), 0, ReasonTaintsNotTolerated},
+		{"taints: both tolerated", Taints{}, builders.MakeShoot("p", "a").Toleration("a", "").Toleration("b", "x").Obj(), nil, builders.MakeSeed("s").Taint("a", "").Taint("b", "x").Obj(), 0, ""},
+
+		{"access restrictions: none asked", AccessRestrictions{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").AccessRestrictions("eu-access-only").Obj(), 0, ""},
+		{"access restrictions: supported", AccessRestrictions{}, builders.MakeShoot("p", "a").AccessRestrictions("eu-access-only").Obj(), nil, builders.MakeSeed("s").AccessRestrictions("eu-access-only", "other").Obj(), 0, ""},
+		{"access restrictions: seed supports none", AccessRestrictions{}, builders.MakeShoot("p", "a").AccessRestrictions("eu-access-only").Obj(), nil, builders.MakeSeed("s").Obj(), 0, ReasonAccessRestrictions},
+		{"access restrictions: one of two supported", AccessRestrictions{}, builders.MakeShoot("p", "a").AccessRestrictions("eu-access-only", "other").Obj(), nil, builders.MakeSeed("s").AccessRestrictions("eu-access-only").Obj(), 0, ReasonAccessRestrictions},
+
+		{"reconciliations: running", ReconciliationsEnabled{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Annotations(gardencorev1beta1.AnnotationEmergencyStopShootReconciliations, "false").Obj(), 0, ""},
+		{"reconciliations: stopped in an emergency", ReconciliationsEnabled{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Annotations(gardencorev1beta1.AnnotationEmergencyStopShootReconciliations, "true").Obj(), 0, ReasonReconciliationsStopped},
+
+		{"zone selection: nothing asked", ZoneSelection{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Zones("a").ZoneSelection(gardencorev1beta1.ZoneSelectionModeEnforce).Obj(), 0, ""},
+		{"zone selection: pinned zones the seed has", ZoneSelection{}, builders.MakeShoot("p", "a").ControlPlaneZones("b").Obj(), nil, builders.MakeSeed("s").Zones("a", "b").Obj(), 0, ""},
+		{"zone selection: a pinned zone the seed lacks", ZoneSelection{}, builders.MakeShoot("p", "a").ControlPlaneZones("c").Obj(), nil, builders.MakeSeed("s").Zones("a", "b").Obj(), 0, ReasonControlPlaneZonesUnavailable},
+		{"zone selection: pinned zones win over Enforce", ZoneSelection{}, builders.MakeShoot("p", "a").ControlPlaneZones("b").Worker("w", "a").Obj(), nil, builders.MakeSeed("s").Zones("b").ZoneSelection(gardencorev1beta1.ZoneSelectionModeEnforce).Obj(), 0, ""},
+		{"zone selection: Enforce with a worker zone", ZoneSelection{}, builders.MakeShoot("p", "a").Worker("w", "a", "x").Obj(), nil, builders.MakeSeed("s").Zones("a", "b").ZoneSelection(gardencorev1beta1.ZoneSelectionModeEnforce).Obj(), 0, ""},
+		{"zone selection: Enforce without a worker zone", ZoneSelection{}, builders.MakeShoot("p", "a").Worker("w", "x").Worker("v", "y").Obj(), nil, builders.MakeSeed("s").Zones("a", "b").ZoneSelection(gardencorev1beta1.ZoneSelectionModeEnforce).Obj(), 0, ReasonWorkerZonesUnavailable},
+		{"zone selection: Enforce, workers without zones", ZoneSelection{}, builders.MakeShoot("p", "a").Worker("w").Obj(), nil, builders.MakeSeed("s").Zones("a").ZoneSelection(gardencorev1beta1.ZoneSelectionModeEnforce).Obj(), 0, ""},
+		{"zone selection: Prefer is no filter", ZoneSelection{}, builders.MakeShoot("p", "a").Worker("w", "x").Obj(), nil, builders.MakeSeed("s").Zones("a").ZoneSelection(gardencorev1beta1.ZoneSelectionModePrefer).Obj(), 0, ""},
+		{"zone selection: not for a control plane tolerating a zone failure", ZoneSelection{}, builders.MakeShoot("p", "a").ZoneFailureTolerance().ControlPlaneZones("x", "y", "z").Obj(), nil, builders.MakeSeed("s").Zones("a", "b", "c").Obj(), 0, ""},
 
 		{"capacity: below allocatable", Capacity{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Allocatable(3).Obj(), 2, ""},
 		{"capacity: at allocatable", Capacity{}, builders.MakeShoot("p", "a").Obj(), nil, builders.MakeSeed("s").Allocatable(3).Obj(), 3, ReasonCapacityExhausted},
@@ -135,12 +173,13 @@ func TestFilters(t *testing.T) {
 	}
 }
 
-func TestFilterOrderIsTheDocuments(t *testing.T) {
+func TestFilterOrderIsGardeners(t *testing.T) {
 	var names []string
 	for _, f := range Filters() {
 		names = append(names, f.Name())
 	}
-	assert.Equal(t, []string{"Usable", "CloudProfileSeedSelector", "ShootSeedSelector", "Provider", "Networks", "Taints", "Capacity", "Zones"}, names)
+	assert.Equal(t, []string{"Usable", "CloudProfileSeedSelector", "ShootSeedSelector", "Provider", "Zones", "ZoneSelection",
+		"AccessRestrictions", "Domain", "ReconciliationsEnabled", "Networks", "Taints", "Capacity", "Migration"}, names)
 }
 
 func loadRegionConfig(t testing.TB, provider string) *region.Config {

@@ -118,11 +118,12 @@ func allocatedShare(in *framework.Input, seed *framework.SeedInfo, unlimited int
 }
 
 // NewProfile builds the profile a configuration asks for. Without score plugins it is
-// Gardener's algorithm: filters, the strategy, and the candidate with the fewest shoots.
+// Gardener's algorithm: filters, preferences, the strategy, and the candidate with the
+// fewest shoots.
 // With score plugins the scoring stage replaces the strategy, as GEP-13 proposes: every
 // seed that passes the filters is ranked by the weighted sum of its scores.
 func NewProfile(cfg *config.SchedulerConfiguration) (*framework.Profile, error) {
-	p := &framework.Profile{Filters: Filters()}
+	p := &framework.Profile{Filters: Filters(), Preferences: Preferences()}
 	if cfg.Scoring == nil || len(cfg.Scoring.Plugins) == 0 {
 		p.Strategy = Strategy{Kind: cfg.Strategy}
 		return p, nil

@@ -423,7 +423,7 @@ func TestCRDsAreSwitchablePerGroup(t *testing.T) {
 		}
 		return names
 	}
-	core := []string{"seeds.core.gardener.cloud", "shoots.core.gardener.cloud", "cloudprofiles.core.gardener.cloud"}
+	core := []string{"seeds.core.gardener.cloud", "shoots.core.gardener.cloud", "cloudprofiles.core.gardener.cloud", "namespacedcloudprofiles.core.gardener.cloud"}
 	seedManagement := []string{"managedseeds.seedmanagement.gardener.cloud", "managedseedsets.seedmanagement.gardener.cloud"}
 	autoscaling := []string{"seedautoscalers.autoscaling.seedscaler.io"}
 	all := render(t)

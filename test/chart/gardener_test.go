@@ -207,7 +207,7 @@ func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 		"--namespace", namespace, "--wait=false")
 	require.NoError(t, err, out)
 	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 2)
-	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 4, "Seed, Shoot, CloudProfile, NamespacedCloudProfile")
 	assert.Len(t, crdsOf(t, env.Client, "autoscaling.seedscaler.io"), 1)
 
 	// Switched off, the CRDs stay: deleting one deletes every object of its kind.
@@ -216,6 +216,6 @@ func TestUpgradeIsNotRefusedForTheChartsOwnCRDs(t *testing.T) {
 		"--set", "crds.autoscaling=false")
 	require.NoError(t, err, out)
 	assert.Len(t, crdsOf(t, env.Client, "seedmanagement.gardener.cloud"), 2)
-	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 3)
+	assert.Len(t, crdsOf(t, env.Client, "core.gardener.cloud"), 4, "Seed, Shoot, CloudProfile, NamespacedCloudProfile")
 	assert.Len(t, crdsOf(t, env.Client, "autoscaling.seedscaler.io"), 1)
 }

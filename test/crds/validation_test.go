@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
@@ -303,6 +304,28 @@ func TestInvalidSeedsAndShootsAreRejected(t *testing.T) {
 			"spec.networking.pods must be a CIDR"},
 		{"shoot with an unknown purpose", shootObject("bad-purpose", set("fun", "spec", "purpose")),
 			`spec.purpose: Unsupported value: "fun"`},
+		{"shoot cloud profile of an unknown kind", shootObject("bad-profile-kind", set(map[string]any{"kind": "Profile", "name": "gcp"}, "spec", "cloudProfile")),
+			`spec.cloudProfile.kind: Unsupported value: "Profile": supported values: "CloudProfile", "NamespacedCloudProfile"`},
+		{"shoot cloud profile without name", shootObject("bad-profile-name", set(map[string]any{"kind": "CloudProfile"}, "spec", "cloudProfile")),
+			"spec.cloudProfile.name: Required value"},
+		{"shoot naming two CloudProfiles", shootObject("two-profiles", set("gcp", "spec", "cloudProfileName"), set(map[string]any{"name": "aws"}, "spec", "cloudProfile")),
+			"spec.cloudProfileName and spec.cloudProfile.name name different CloudProfiles: spec.cloudProfileName is deprecated, set spec.cloudProfile alone"},
+		{"shoot with an unknown IP family", shootObject("bad-family", set([]any{"IPv5"}, "spec", "networking", "ipFamilies")),
+			`spec.networking.ipFamilies[0]: Unsupported value: "IPv5"`},
+		{"shoot with four control plane zones", shootObject("many-zones", set([]any{"a", "b", "c", "d"}, "spec", "controlPlane", "zones")),
+			"spec.controlPlane.zones: Too many: 4: must have at most 3 items"},
+		{"shoot worker pool name too long", shootObject("long-pool", set([]any{map[string]any{"name": "a-very-long-pool", "machine": map[string]any{"type": "m"}, "minimum": int64(1), "maximum": int64(2)}}, "spec", "provider", "workers")),
+			"spec.provider.workers[0].name: Too long"},
+		{"shoot worker pool without machine", shootObject("no-machine", set([]any{map[string]any{"name": "pool", "minimum": int64(1), "maximum": int64(2)}}, "spec", "provider", "workers")),
+			"spec.provider.workers[0].machine: Required value"},
+		{"shoot access restriction without name", shootObject("bad-restriction", set([]any{map[string]any{"options": map[string]any{"a": "b"}}}, "spec", "accessRestrictions")),
+			"spec.accessRestrictions[0].name: Required value"},
+		{"seed with an unknown zone selection mode", seedObject("bad-zone-mode", set(map[string]any{"mode": "Always"}, "spec", "settings", "zoneSelection")),
+			`spec.settings.zoneSelection.mode: Unsupported value: "Always": supported values: "Prefer", "Enforce"`},
+		{"seed internal domain without domain", seedObject("bad-internal", set(map[string]any{"type": "aws-route53"}, "spec", "dns", "internal")),
+			"spec.dns.internal.domain: Required value"},
+		{"namespaced cloud profile deriving from a namespaced cloud profile", namespacedCloudProfileObject("bad-parent", set("NamespacedCloudProfile", "spec", "parent", "kind")),
+			"spec.parent.kind must be CloudProfile: a NamespacedCloudProfile derives from a CloudProfile"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -311,6 +334,65 @@ func TestInvalidSeedsAndShootsAreRejected(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// Gardener's manifests with the fields the scheduler judges by apply unchanged.
+func TestSchedulingFieldsOfGardenerManifestsAreAccepted(t *testing.T) {
+	ensureNamespace(t, "invalid-core")
+	objs := []map[string]any{
+		shootObject("all-scheduling-fields",
+			set(map[string]any{"kind": "NamespacedCloudProfile", "name": "team"}, "spec", "cloudProfile"),
+			set("gcp", "spec", "cloudProfileName"),
+			set([]any{map[string]any{"name": "eu-access-only", "options": map[string]any{"support.gardener.cloud/eu-access-for-cluster-nodes": "true"}}}, "spec", "accessRestrictions"),
+			set("api.all-scheduling-fields.dev.shoots.example.com", "spec", "dns", "domain"),
+			set([]any{"europe-west1-b"}, "spec", "controlPlane", "zones"),
+			set([]any{"IPv4", "IPv6"}, "spec", "networking", "ipFamilies"),
+			set([]any{map[string]any{"name": "worker-1", "machine": map[string]any{"type": "n1-standard-4", "image": map[string]any{"name": "gardenlinux", "version": "1877.0.0"}},
+				"minimum": int64(1), "maximum": int64(3), "zones": []any{"europe-west1-b", "europe-west1-c"}}}, "spec", "provider", "workers"),
+		),
+		shootObject("kind-defaults-to-cloudprofile", set(map[string]any{"name": "gcp"}, "spec", "cloudProfile"), set("gcp", "spec", "cloudProfileName")),
+		seedObject("all-scheduling-fields",
+			set([]any{map[string]any{"name": "eu-access-only"}}, "spec", "accessRestrictions"),
+			set(map[string]any{
+				"internal": map[string]any{"type": "aws-route53", "domain": "internal.example.com", "credentialsRef": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "garden", "name": "internal-domain"}},
+				"defaults": []any{map[string]any{"type": "aws-route53", "domain": "shoots.example.com", "zone": "Z123"}},
+			}, "spec", "dns"),
+			set(map[string]any{"mode": "Prefer"}, "spec", "settings", "zoneSelection"),
+		),
+		namespacedCloudProfileObject("team"),
+	}
+	for _, obj := range objs {
+		u := &unstructured.Unstructured{Object: obj}
+		require.NoError(t, env.Client.Create(context.Background(), u, client.FieldValidation("Strict")), "%s %s", u.GetKind(), u.GetName())
+	}
+	// Gardener writes the merged profile into the status of a NamespacedCloudProfile.
+	ncp := &unstructured.Unstructured{}
+	ncp.SetGroupVersionKind(schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "NamespacedCloudProfile"})
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: "invalid-core", Name: "team"}, ncp))
+	require.NoError(t, unstructured.SetNestedField(ncp.Object, map[string]any{
+		"type": "gcp", "regions": []any{map[string]any{"name": "europe-west1", "accessRestrictions": []any{map[string]any{"name": "eu-access-only"}}}},
+		"seedSelector": map[string]any{"matchLabels": map[string]any{"seed.gardener.cloud/shoots": "allowed"}},
+	}, "status", "cloudProfileSpec"))
+	require.NoError(t, env.Client.Status().Update(context.Background(), ncp, client.FieldValidation("Strict")))
+
+	shoot := &unstructured.Unstructured{}
+	shoot.SetGroupVersionKind(schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"})
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: "invalid-core", Name: "kind-defaults-to-cloudprofile"}, shoot))
+	kind, _, _ := unstructured.NestedString(shoot.Object, "spec", "cloudProfile", "kind")
+	assert.Equal(t, "CloudProfile", kind, "spec.cloudProfile.kind defaults to CloudProfile")
+}
+
+func namespacedCloudProfileObject(name string, changes ...mutation) map[string]any {
+	obj := map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "NamespacedCloudProfile",
+		"metadata":   map[string]any{"name": name, "namespace": "invalid-core"},
+		"spec":       map[string]any{"parent": map[string]any{"kind": "CloudProfile", "name": "gcp"}},
+	}
+	for _, c := range changes {
+		c(obj)
+	}
+	return obj
 }
 
 func seedObject(name string, changes ...mutation) map[string]any {

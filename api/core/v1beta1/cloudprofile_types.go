@@ -59,6 +59,12 @@ type Region struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
+	// accessRestrictions shoots of the region may ask for.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	AccessRestrictions []AccessRestriction `json:"accessRestrictions,omitempty"`
 	// zones of the region.
 	// +optional
 	// +listType=map

@@ -69,3 +69,46 @@ type SeedSelector struct {
 	// +kubebuilder:validation:items:MaxLength=63
 	ProviderTypes []string `json:"providerTypes,omitempty"`
 }
+
+// AccessRestriction names an access restriction, such as eu-access-only: a seed lists those
+// it supports, a CloudProfile region those its shoots may ask for.
+type AccessRestriction struct {
+	// name of the access restriction.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// AccessRestrictionWithOptions is an access restriction a shoot asks for, with its options.
+type AccessRestrictionWithOptions struct {
+	AccessRestriction `json:",inline"`
+	// options of the access restriction, read by the extensions that enforce it.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// CloudProfileReferenceKind is the kind of a cloud profile a shoot refers to.
+// +kubebuilder:validation:Enum=CloudProfile;NamespacedCloudProfile
+type CloudProfileReferenceKind string
+
+// The kinds of cloud profile a shoot can refer to.
+const (
+	CloudProfileReferenceKindCloudProfile           CloudProfileReferenceKind = "CloudProfile"
+	CloudProfileReferenceKindNamespacedCloudProfile CloudProfileReferenceKind = "NamespacedCloudProfile"
+)
+
+// CloudProfileReference refers to a CloudProfile, or to a NamespacedCloudProfile in the
+// namespace of the referring object.
+type CloudProfileReference struct {
+	// kind is CloudProfile or NamespacedCloudProfile.
+	// +optional
+	// +kubebuilder:default=CloudProfile
+	Kind CloudProfileReferenceKind `json:"kind,omitempty"`
+	// name of the profile.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}

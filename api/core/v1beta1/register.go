@@ -21,6 +21,7 @@ var (
 func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&Seed{}, &SeedList{}, &Shoot{}, &ShootList{}, &CloudProfile{}, &CloudProfileList{},
+		&NamespacedCloudProfile{}, &NamespacedCloudProfileList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -13,6 +13,16 @@ const (
 	SeedBackupBucketsReady = "BackupBucketsReady"
 )
 
+// AnnotationEmergencyStopShootReconciliations set to "true" on a Seed stops its gardenlet
+// from reconciling shoots in an emergency; the scheduler then places no new shoot on it.
+const AnnotationEmergencyStopShootReconciliations = "shoot.gardener.cloud/emergency-stop-reconciliations"
+
+// ShootReconciliationsDisabled reports whether a seed's annotations stop its shoot
+// reconciliations (AnnotationEmergencyStopShootReconciliations).
+func ShootReconciliationsDisabled(seed *Seed) bool {
+	return seed != nil && seed.Annotations[AnnotationEmergencyStopShootReconciliations] == "true"
+}
+
 // SeedLeaseNamespace holds one heartbeat Lease per seed, named like the seed, renewed by
 // whoever runs the seed's gardenlet (Gardener's gardener-system-seed-lease).
 const SeedLeaseNamespace = "gardener-system-seed-lease"
@@ -74,9 +84,20 @@ type ObjectMetaTemplate struct {
 
 // SeedSpec is the specification of a Seed.
 type SeedSpec struct {
+	// accessRestrictions the seed supports, such as eu-access-only: a shoot that asks for
+	// access restrictions is hosted only by a seed that supports all of them.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	AccessRestrictions []AccessRestriction `json:"accessRestrictions,omitempty"`
 	// backup holds the object store configuration for the etcd backups of the seed's shoots.
+	// A control plane moves between two seeds only when both have one.
 	// +optional
 	Backup *SeedBackup `json:"backup,omitempty"`
+	// dns holds the seed's internal and default domains.
+	// +optional
+	DNS *SeedDNS `json:"dns,omitempty"`
 	// networks are the seed's own networks and the defaults for its shoots.
 	// +required
 	Networks SeedNetworks `json:"networks"`
@@ -111,8 +132,44 @@ type SeedBackup struct {
 	SecretRef corev1.SecretReference `json:"secretRef,omitempty"`
 }
 
+// SeedDNS holds the domains of a seed.
+type SeedDNS struct {
+	// internal is the domain of the internal DNS records of the seed's shoots. A control
+	// plane moves only between seeds with the same internal domain (or both without one).
+	// +optional
+	Internal *SeedDNSProviderConfig `json:"internal,omitempty"`
+	// defaults are the default domains the seed serves shoots under: a shoot whose domain is
+	// below one of them is hosted only by seeds that have it.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Defaults []SeedDNSProviderConfig `json:"defaults,omitempty"`
+}
+
+// SeedDNSProviderConfig is a domain of a seed and the DNS provider that manages it.
+type SeedDNSProviderConfig struct {
+	// type of the DNS provider, for example aws-route53.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Type string `json:"type"`
+	// domain the provider manages.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Domain string `json:"domain"`
+	// zone in which the provider manages the records.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Zone *string `json:"zone,omitempty"`
+	// credentialsRef refers to the credentials of the provider.
+	// +optional
+	CredentialsRef *corev1.ObjectReference `json:"credentialsRef,omitempty"`
+}
+
 // SeedNetworks are the networks of a seed. The networks of every shoot scheduled onto the
-// seed must be disjoint from them, because the VPN between seed and shoot routes both.
+// seed must be disjoint from them where the VPN between seed and shoot cannot tell them
+// apart: IPv6 networks, and the ranges the VPN reserves.
 type SeedNetworks struct {
 	// nodes is the CIDR of the seed's node network.
 	// +optional
@@ -174,6 +231,31 @@ type SeedSettings struct {
 	// +optional
 	// +kubebuilder:default={}
 	Scheduling *SeedSettingScheduling `json:"scheduling,omitempty"`
+	// zoneSelection places the control plane of a shoot that does not tolerate a zone
+	// failure in a zone of the shoot's worker pools.
+	// +optional
+	ZoneSelection *SeedSettingZoneSelection `json:"zoneSelection,omitempty"`
+}
+
+// ZoneSelectionMode says how strictly a seed places control planes in their workers' zones.
+// +kubebuilder:validation:Enum=Prefer;Enforce
+type ZoneSelectionMode string
+
+// The zone selection modes.
+const (
+	// ZoneSelectionModePrefer places the control plane in a zone of the shoot's workers
+	// when the seed has one; the scheduler prefers such seeds over those without.
+	ZoneSelectionModePrefer ZoneSelectionMode = "Prefer"
+	// ZoneSelectionModeEnforce requires a zone of the shoot's workers: the scheduler does not
+	// place a shoot with workers in other zones only onto the seed.
+	ZoneSelectionModeEnforce ZoneSelectionMode = "Enforce"
+)
+
+// SeedSettingZoneSelection is how a seed picks the zone of a control plane.
+type SeedSettingZoneSelection struct {
+	// mode is Prefer or Enforce.
+	// +required
+	Mode ZoneSelectionMode `json:"mode"`
 }
 
 // SeedSettingScheduling controls scheduling onto a seed.
@@ -192,7 +274,8 @@ type SeedTaint struct {
 	// +kubebuilder:validation:MaxLength=316
 	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$')",message="spec.taints[].key must be a qualified name: an optional DNS subdomain prefix and '/', then up to 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric (for example seed.gardener.cloud/protected)"
 	Key string `json:"key"`
-	// value of the taint.
+	// value of the taint: only a toleration of the key with this value tolerates it. A taint
+	// without value is tolerated by any toleration of its key.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Value *string `json:"value,omitempty"`

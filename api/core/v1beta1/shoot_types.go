@@ -77,14 +77,30 @@ type ShootTemplate struct {
 
 // ShootSpec is the specification of a Shoot.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.seedName) || has(self.seedName)",message="spec.seedName cannot be removed once set; to move the shoot, set spec.seedName to another seed (a control plane migration)"
+// +kubebuilder:validation:XValidation:rule="!has(self.cloudProfile) || !has(self.cloudProfileName) || !has(self.cloudProfile.kind) || self.cloudProfile.kind != 'CloudProfile' || self.cloudProfile.name == self.cloudProfileName",message="spec.cloudProfileName and spec.cloudProfile.name name different CloudProfiles: spec.cloudProfileName is deprecated, set spec.cloudProfile alone"
 type ShootSpec struct {
-	// cloudProfileName is the name of the CloudProfile the shoot uses.
+	// accessRestrictions the shoot asks for, such as eu-access-only: only a seed that
+	// supports every one of them (its spec.accessRestrictions) hosts the shoot.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	AccessRestrictions []AccessRestrictionWithOptions `json:"accessRestrictions,omitempty"`
+	// cloudProfile refers to the CloudProfile, or the NamespacedCloudProfile in the shoot's
+	// namespace, the shoot uses. It takes precedence over cloudProfileName.
+	// +optional
+	CloudProfile *CloudProfileReference `json:"cloudProfile,omitempty"`
+	// cloudProfileName is the name of the CloudProfile the shoot uses. Deprecated: use
+	// cloudProfile, which wins when both are set.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	CloudProfileName *string `json:"cloudProfileName,omitempty"`
 	// controlPlane configures the shoot's control plane.
 	// +optional
 	ControlPlane *ControlPlane `json:"controlPlane,omitempty"`
+	// dns holds the shoot's DNS settings.
+	// +optional
+	DNS *DNS `json:"dns,omitempty"`
 	// kubernetes holds the shoot's Kubernetes settings.
 	// +optional
 	Kubernetes *Kubernetes `json:"kubernetes,omitempty"`
@@ -132,6 +148,24 @@ type ControlPlane struct {
 	// highAvailability makes the control plane highly available.
 	// +optional
 	HighAvailability *HighAvailability `json:"highAvailability,omitempty"`
+	// zones pins the control plane to these zones of its seed: only a seed that has all of
+	// them hosts the shoot. One zone, or three for a control plane that tolerates a zone
+	// failure.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:items:MaxLength=63
+	Zones []string `json:"zones,omitempty"`
+}
+
+// DNS holds the DNS settings of a shoot.
+type DNS struct {
+	// domain of the shoot's API server. A domain below a default domain of seeds (a Seed's
+	// spec.dns.defaults), named <shoot>.<project>.<default domain>, is hosted only by seeds
+	// with that default domain.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Domain *string `json:"domain,omitempty"`
 }
 
 // HighAvailability configures a highly available control plane.
@@ -156,8 +190,24 @@ type Kubernetes struct {
 	Version string `json:"version,omitempty"`
 }
 
+// IPFamily is an IP protocol version of a shoot's networks.
+// +kubebuilder:validation:Enum=IPv4;IPv6
+type IPFamily string
+
+// The IP families a shoot's networks can have.
+const (
+	IPFamilyIPv4 IPFamily = "IPv4"
+	IPFamilyIPv6 IPFamily = "IPv6"
+)
+
 // Networking holds the networks of a shoot.
 type Networking struct {
+	// ipFamilies are the IP protocol versions of the shoot's networks; IPv4 when empty. A
+	// seed's shoot default network is taken only when its family is among them.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=2
+	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
 	// type is the network plugin, for example calico or cilium.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
@@ -167,7 +217,8 @@ type Networking struct {
 	// +kubebuilder:validation:MaxLength=43
 	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="spec.networking.nodes must be a CIDR such as 10.250.0.0/16"
 	Nodes *string `json:"nodes,omitempty"`
-	// pods is the CIDR of the shoot's pod network; the seed's shoot default when empty.
+	// pods is the CIDR of the shoot's pod network; the seed's shoot default when empty and
+	// the shoot has workers.
 	// +optional
 	// +kubebuilder:validation:MaxLength=43
 	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="spec.networking.pods must be a CIDR such as 100.96.0.0/11"
@@ -186,6 +237,64 @@ type Provider struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Type string `json:"type"`
+	// workers are the shoot's worker pools; a shoot without any is workerless.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	Workers []Worker `json:"workers,omitempty"`
+}
+
+// Worker is a worker pool of a shoot.
+type Worker struct {
+	// name of the worker pool.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=15
+	Name string `json:"name"`
+	// machine of the pool's nodes.
+	// +required
+	Machine Machine `json:"machine"`
+	// maximum number of nodes of the pool.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Maximum int32 `json:"maximum"`
+	// minimum number of nodes of the pool.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Minimum int32 `json:"minimum"`
+	// zones the pool's nodes run in. A seed with zoneSelection takes them as a hint where the
+	// control plane goes (spec.settings.zoneSelection of the Seed).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
+	Zones []string `json:"zones,omitempty"`
+}
+
+// Machine is the machine of a worker pool's nodes.
+type Machine struct {
+	// type is the machine type, as the CloudProfile names it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Type string `json:"type"`
+	// image is the machine image; the CloudProfile's default when empty.
+	// +optional
+	Image *ShootMachineImage `json:"image,omitempty"`
+}
+
+// ShootMachineImage is the machine image of a worker pool's nodes.
+type ShootMachineImage struct {
+	// name of the image.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// version of the image; the CloudProfile's latest when empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Version *string `json:"version,omitempty"`
 }
 
 // Toleration tolerates a seed taint: by key, or by key and value.
@@ -195,7 +304,8 @@ type Toleration struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=316
 	Key string `json:"key"`
-	// value of the tolerated taint; when empty, any value of the key is tolerated.
+	// value of the tolerated taint. A taint with a value is tolerated only by a toleration of
+	// its key with the same value; a taint without a value by any toleration of its key.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Value *string `json:"value,omitempty"`
@@ -212,6 +322,10 @@ type ShootStatus struct {
 	// lastOperation is the last operation on the shoot.
 	// +optional
 	LastOperation *LastOperation `json:"lastOperation,omitempty"`
+	// networking holds the networks the shoot's cluster uses, as its infrastructure reports
+	// them.
+	// +optional
+	Networking *NetworkingStatus `json:"networking,omitempty"`
 	// seedName is the seed the shoot's control plane currently runs on. It differs from
 	// spec.seedName while a control plane migrates; both seeds then count the shoot.
 	// +optional
@@ -220,4 +334,30 @@ type ShootStatus struct {
 	// observedGeneration is the generation of the spec the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// NetworkingStatus holds the networks a shoot's cluster uses: one CIDR per IP family, or
+// more when a network was extended.
+type NetworkingStatus struct {
+	// nodes are the CIDRs of the node network.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:items:XValidation:rule="isCIDR(self)",message="status.networking.nodes[] must be CIDRs such as 10.250.0.0/16"
+	Nodes []string `json:"nodes,omitempty"`
+	// pods are the CIDRs of the pod network.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:items:XValidation:rule="isCIDR(self)",message="status.networking.pods[] must be CIDRs such as 10.250.0.0/16"
+	Pods []string `json:"pods,omitempty"`
+	// services are the CIDRs of the service network.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:items:XValidation:rule="isCIDR(self)",message="status.networking.services[] must be CIDRs such as 10.250.0.0/16"
+	Services []string `json:"services,omitempty"`
 }
