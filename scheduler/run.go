@@ -34,6 +34,7 @@ func Run(ctx context.Context, o *Options) error {
 		gardencorev1beta1.GroupVersion.WithKind("Shoot"),
 		gardencorev1beta1.GroupVersion.WithKind("Seed"),
 		gardencorev1beta1.GroupVersion.WithKind("CloudProfile"),
+		gardencorev1beta1.GroupVersion.WithKind("NamespacedCloudProfile"),
 		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"),
 		seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeedSet")); err != nil {
 		return err
