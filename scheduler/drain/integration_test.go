@@ -107,7 +107,7 @@ func TestDrainBudgetIsSharedByTheSeedsOfAGardenerSet(t *testing.T) {
 		}}
 		ms.Spec = *set.Spec.Template.Spec.DeepCopy()
 		ms.Spec.Shoot = &seedmanagementv1alpha1.Shoot{Name: name}
-		seed := builders.MakeSeed(name).Labels(seedLabels...).Allocatable(10).Ready()
+		seed := builders.MakeSeed(name).Labels(seedLabels...).Allocatable(10).Backup("aws").Ready()
 		if i == 0 {
 			seed.Annotations(gardencorev1beta1.AnnotationDrain, "true")
 		} else {
@@ -124,7 +124,7 @@ func TestDrainBudgetIsSharedByTheSeedsOfAGardenerSet(t *testing.T) {
 			create(t, shoot, func() { shoot.Status = shootStatus })
 		}
 	}
-	target := builders.MakeSeed("elsewhere").Allocatable(10).Ready().Obj()
+	target := builders.MakeSeed("elsewhere").Allocatable(10).Backup("aws").Ready().Obj()
 	targetStatus := target.Status
 	create(t, target, func() { target.Status = targetStatus })
 

@@ -456,11 +456,12 @@ func (r *Reconciler) report(ctx context.Context, seed *gardencorev1beta1.Seed, p
 	o := p.Outcome()
 	o.Message = controllerutils.Truncate(o.Message, 32768)
 	changed := controllerutils.ConditionChanged(seed.Status.Conditions, gardencorev1beta1.SeedDrained, o)
-	before := seed.DeepCopy()
-	if !controllerutils.SetCondition(&seed.Status.Conditions, gardencorev1beta1.SeedDrained, o, seed.Generation, r.Clock.Now()) {
+	if !controllerutils.SetCondition(&seed.DeepCopy().Status.Conditions, gardencorev1beta1.SeedDrained, o, seed.Generation, r.Clock.Now()) {
 		return nil
 	}
-	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, true); err != nil {
+	// The gardenlet (or the seed controller) writes the Seed's other conditions: only ours
+	// changes, the rest stays as written, lastUpdateTime and codes included.
+	if _, err := controllerutils.PatchCondition(ctx, r.Client, seed, gardencorev1beta1.SeedDrained, &o, seed.Generation, r.Clock.Now()); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return nil // the Seed's event brings the drain back
 		}
@@ -480,9 +481,8 @@ func (r *Reconciler) clearCondition(ctx context.Context, seed *gardencorev1beta1
 	if meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedDrained) == nil {
 		return nil
 	}
-	before := seed.DeepCopy()
-	meta.RemoveStatusCondition(&seed.Status.Conditions, gardencorev1beta1.SeedDrained)
-	if err := controllerutils.PatchStatus(ctx, r.Client, seed, before, true); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+	if _, err := controllerutils.PatchCondition(ctx, r.Client, seed, gardencorev1beta1.SeedDrained, nil, seed.Generation, r.Clock.Now()); err != nil &&
+		!apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return nil
