@@ -13,9 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -35,8 +35,9 @@ const (
 	Seedscaler Scheduler = "seedscaler"
 )
 
-// reasonSchedulingFailed is the event reason both schedulers give a shoot no seed takes.
-const reasonSchedulingFailed = "SchedulingFailed"
+// failedToSchedule starts the description of the last operation both schedulers write on a
+// shoot no seed takes (lower case).
+const failedToSchedule = "failed to schedule shoot"
 
 // Options configure a comparison.
 type Options struct {
@@ -232,8 +233,11 @@ workers: 1
 	return p, p.Start()
 }
 
-// waitDecided waits until the shoot is bound (its seed) or a SchedulingFailed event names it
-// (""). A shoot neither in time is an error: a scheduler that decides nothing is no answer.
+// waitDecided waits until the shoot is bound (its seed) or its scheduler reported it
+// unschedulable (""): both schedulers write status.lastOperation {state Pending, description
+// "Failed to schedule shoot: …"} then. Events are no answer: gardener-apiserver refuses
+// gardener-scheduler's event when its message lists too many seeds. A shoot neither in time
+// is an error: a scheduler that decides nothing is no answer either.
 func waitDecided(ctx context.Context, c client.Client, shoot *unstructured.Unstructured, timeout time.Duration) (string, error) {
 	var seed string
 	key := client.ObjectKeyFromObject(shoot)
@@ -246,16 +250,9 @@ func waitDecided(ctx context.Context, c client.Client, shoot *unstructured.Unstr
 		if seed, _, _ = unstructured.NestedString(current.Object, "spec", "seedName"); seed != "" {
 			return true, nil
 		}
-		events := &corev1.EventList{}
-		if err := c.List(ctx, events, client.InNamespace(key.Namespace)); err != nil {
-			return false, err
-		}
-		for _, e := range events.Items {
-			if e.InvolvedObject.Name == key.Name && e.InvolvedObject.UID == current.GetUID() && e.Reason == reasonSchedulingFailed {
-				return true, nil
-			}
-		}
-		return false, nil
+		state, _, _ := unstructured.NestedString(current.Object, "status", "lastOperation", "state")
+		description, _, _ := unstructured.NestedString(current.Object, "status", "lastOperation", "description")
+		return state == "Pending" && strings.HasPrefix(strings.ToLower(description), failedToSchedule), nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("Shoot %s was neither bound nor reported unschedulable within %s: %w", key, timeout, err)
