@@ -1,7 +1,15 @@
 // Package schedulerdiff runs one landscape under gardener-scheduler and under seedscaler's
 // scheduler, each in a fresh real garden, and compares where each put every shoot. Shoots
 // are created one at a time in the landscape's order, and each is waited for until it is
-// bound or reported unschedulable, so both schedulers decide on the same state.
+// bound or reported unschedulable.
+//
+// Both schedulers decide every shoot on the same garden: gardener-scheduler's run comes
+// first, and in seedscaler's run a shoot seedscaler placed otherwise is put back where
+// gardener-scheduler put it (deleted and created again, bound there or left unbound) before
+// the next shoot, so one difference does not make every later one. gardener-scheduler picks
+// among the seeds with the fewest shoots in the order its cache lists them, which is no fixed
+// order: a shoot both placed on seeds of the same region with the same number of shoots is a
+// tie, which either scheduler may have chosen, and counts as agreeing.
 package schedulerdiff
 
 import (
@@ -16,7 +24,9 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -64,10 +74,13 @@ type Placement struct {
 	// Gardener and Seedscaler name the seed each scheduler bound the shoot to; empty when it
 	// reported the shoot unschedulable.
 	Gardener, Seedscaler string
+	// Tie is true when the two seeds differ but were equally good for gardener-scheduler:
+	// the same region and, before the shoot, the same number of shoots.
+	Tie bool
 }
 
-// Agree says whether both schedulers decided the same for the shoot.
-func (p Placement) Agree() bool { return p.Gardener == p.Seedscaler }
+// Agree says whether both schedulers decided the same for the shoot, or tied.
+func (p Placement) Agree() bool { return p.Gardener == p.Seedscaler || p.Tie }
 
 // Result is the comparison of a landscape.
 type Result struct {
@@ -91,6 +104,17 @@ func (r Result) Agreement() float64 {
 		return 1
 	}
 	return float64(r.Agreed()) / float64(len(r.Placements))
+}
+
+// Ties is the number of shoots the two placed on different seeds that were equally good.
+func (r Result) Ties() int {
+	n := 0
+	for _, p := range r.Placements {
+		if p.Tie {
+			n++
+		}
+	}
+	return n
 }
 
 // WriteCSV writes the placements with the columns shoot,gardener,seedscaler.
@@ -117,20 +141,13 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if len(shoots) == 0 {
 		return Result{}, errors.New("the landscape holds no Shoot: nothing to compare")
 	}
-	placed := map[Scheduler][]string{}
-	for _, s := range []Scheduler{Gardener, Seedscaler} {
-		seeds, err := runOne(ctx, opts, s, objects, shoots)
-		if err != nil {
-			return Result{}, fmt.Errorf("under %s's scheduler: %w", s, err)
-		}
-		placed[s] = seeds
-	}
 	res := Result{Placements: make([]Placement, len(shoots))}
 	for i, shoot := range shoots {
-		res.Placements[i] = Placement{
-			Shoot:      shoot.GetNamespace() + "/" + shoot.GetName(),
-			Gardener:   placed[Gardener][i],
-			Seedscaler: placed[Seedscaler][i],
+		res.Placements[i].Shoot = shoot.GetNamespace() + "/" + shoot.GetName()
+	}
+	for _, s := range []Scheduler{Gardener, Seedscaler} {
+		if err := runOne(ctx, opts, s, objects, shoots, res.Placements); err != nil {
+			return Result{}, fmt.Errorf("under %s's scheduler: %w", s, err)
 		}
 	}
 	return res, nil
@@ -171,47 +188,127 @@ func Split(landscape []byte) (objects []byte, shoots []*unstructured.Unstructure
 	}
 }
 
-// runOne places the shoots in a fresh garden under one scheduler and returns each shoot's
-// seed ("" when unschedulable), in order.
-func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoots []*unstructured.Unstructured) (_ []string, err error) {
+// runOne places the shoots in a fresh garden under one scheduler and writes its decisions
+// into placements. Under seedscaler's, every decision is made on the state gardener-scheduler
+// decided on (see the package's comment).
+func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoots []*unstructured.Unstructured, placements []Placement) (err error) {
 	logDir := filepath.Join(opts.LogDir, string(s))
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	g, err := garden.Start(ctx, garden.Options{LogDir: logDir})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() { err = errors.Join(err, g.Stop()) }()
 	if err := g.Apply(ctx, objects); err != nil {
-		return nil, err
+		return err
 	}
 	switch s {
 	case Gardener:
 		if _, err := g.StartScheduler(opts.Strategy); err != nil {
-			return nil, err
+			return err
 		}
 	case Seedscaler:
 		p, err := startSeedscaler(g, opts)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer p.Stop(10 * time.Second)
 	}
-	seeds := make([]string, len(shoots))
+	regions, err := seedRegions(ctx, g.Client)
+	if err != nil {
+		return err
+	}
+	usage := map[string]int{} // shoots per seed, as both gardens hold them before each shoot
 	for i, shoot := range shoots {
 		shoot = shoot.DeepCopy()
 		if err := g.Client.Create(ctx, shoot); err != nil {
-			return nil, fmt.Errorf("creating Shoot %s/%s: %w", shoot.GetNamespace(), shoot.GetName(), err)
+			return fmt.Errorf("creating Shoot %s/%s: %w", shoot.GetNamespace(), shoot.GetName(), err)
 		}
-		if seeds[i], err = waitDecided(ctx, g.Client, shoot, opts.ShootTimeout); err != nil {
-			return nil, err
+		seed, err := waitDecided(ctx, g.Client, shoot, opts.ShootTimeout)
+		if err != nil {
+			return err
+		}
+		p := &placements[i]
+		if s == Gardener {
+			p.Gardener = seed
+		} else {
+			p.Seedscaler = seed
+			p.Tie = seed != p.Gardener && seed != "" && p.Gardener != "" &&
+				regions[seed] == regions[p.Gardener] && usage[seed] == usage[p.Gardener]
+			if seed != p.Gardener {
+				if err := placeAs(ctx, g.Client, shoot, p.Gardener); err != nil {
+					return err
+				}
+			}
+		}
+		if p.Gardener != "" {
+			usage[p.Gardener]++
 		}
 		if opts.Progress != nil && (i+1)%100 == 0 {
 			_, _ = fmt.Fprintf(opts.Progress, "%s: %d of %d shoots placed\n", s, i+1, len(shoots))
 		}
 	}
-	return seeds, nil
+	return nil
+}
+
+// seedRegions maps every seed of the garden to its provider type and region.
+func seedRegions(ctx context.Context, c client.Client) (map[string]string, error) {
+	seeds := &unstructured.UnstructuredList{}
+	seeds.SetAPIVersion("core.gardener.cloud/v1beta1")
+	seeds.SetKind("SeedList")
+	if err := c.List(ctx, seeds); err != nil {
+		return nil, err
+	}
+	regions := map[string]string{}
+	for _, seed := range seeds.Items {
+		typ, _, _ := unstructured.NestedString(seed.Object, "spec", "provider", "type")
+		region, _, _ := unstructured.NestedString(seed.Object, "spec", "provider", "region")
+		regions[seed.GetName()] = typ + "/" + region
+	}
+	return regions, nil
+}
+
+// otherScheduler names a scheduler that does not run: a shoot that names it stays unbound.
+const otherScheduler = "schedulerdiff-unscheduled"
+
+// placeAs puts a shoot seedscaler placed otherwise where gardener-scheduler put it: deleted
+// (as a garden requires, with its deletion confirmed), and created again bound to seed, or
+// unbound and left alone when seed is empty.
+func placeAs(ctx context.Context, c client.Client, shoot *unstructured.Unstructured, seed string) error {
+	key := client.ObjectKeyFromObject(shoot)
+	confirm := []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`)
+	if err := c.Patch(ctx, shoot, client.RawPatch(types.MergePatchType, confirm)); err != nil {
+		return fmt.Errorf("confirming the deletion of Shoot %s: %w", key, err)
+	}
+	if err := c.Delete(ctx, shoot); err != nil {
+		return fmt.Errorf("deleting Shoot %s: %w", key, err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, key, shoot.DeepCopy())
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+	if err != nil {
+		return fmt.Errorf("Shoot %s was not deleted: %w", key, err)
+	}
+	again := shoot.DeepCopy()
+	again.SetResourceVersion("")
+	again.SetUID("")
+	again.SetAnnotations(nil)
+	delete(again.Object, "status")
+	if seed != "" {
+		err = unstructured.SetNestedField(again.Object, seed, "spec", "seedName")
+	} else {
+		err = unstructured.SetNestedField(again.Object, otherScheduler, "spec", "schedulerName")
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.Create(ctx, again); err != nil {
+		return fmt.Errorf("creating Shoot %s again as gardener-scheduler placed it (seed %q): %w", key, seed, err)
+	}
+	return nil
 }
 
 // startSeedscaler runs seedscaler's scheduler with Gardener's profile (no score plugins)
