@@ -132,8 +132,8 @@ func (r *Reconciler) shoot(ctx context.Context, req ctrl.Request) (*gardencorev1
 	return shoot, nil
 }
 
-// pendingElsewhere says whether pending-fit counts the shoot for its own scheduler
-// (PendingElsewhere), when the configuration lets it count other schedulers' shoots.
+// pendingElsewhere says whether the shoot counts in pending-fit although another scheduler
+// places it (PendingElsewhere); never with pendingFit.otherSchedulers off.
 func (r *Reconciler) pendingElsewhere(shoot *gardencorev1beta1.Shoot) bool {
 	return r.Config.PendingFitOfOtherSchedulers() && PendingElsewhere(shoot, r.Config.SchedulerName)
 }
@@ -149,10 +149,17 @@ func (r *Reconciler) countPendingElsewhere(ctx context.Context, key string, shoo
 	if err != nil {
 		// Its cloud profile cannot be read: no set can be judged, so none is asked for a
 		// seed. Its scheduler reports the same problem on the shoot.
-		log.V(1).Info("Shoot another scheduler cannot place fits no ManagedSeedSet", "reason", err.Error())
+		log.V(1).Info("Cannot judge which ManagedSeedSet the shoot of another scheduler fits", "reason", err.Error())
 		r.pending.set(key, nil)
-	} else if _, _, err := r.pendingFit(ctx, key, in); err != nil {
+		return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}
+	}
+	fits, chosen, err := r.pendingFit(ctx, key, in)
+	switch {
+	case err != nil:
 		log.Error(err, "Evaluating ManagedSeedSet templates failed")
+	case chosen != nil:
+		// No event names the choice on a shoot this scheduler does not own; the log does.
+		log.V(1).Info("Shoot of another scheduler asks a ManagedSeedSet for a new seed", "managedSeedSet", klog.KRef(chosen.Set.Namespace, chosen.Set.Name), "why", chosen.Why, "fits", joinKeys(fits))
 	}
 	return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}
 }
