@@ -4,12 +4,15 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -105,8 +108,19 @@ type SchedulerConfiguration struct {
 	// defaultSeedCapacity is the shoots a new replica of a ManagedSeedSet takes when
 	// neither the set's capacity annotation nor its gardenlet resources say.
 	DefaultSeedCapacity int32 `json:"defaultSeedCapacity,omitempty"`
+	// pendingFit chooses which unschedulable shoots the pending-fit signal counts.
+	PendingFit *PendingFit `json:"pendingFit,omitempty"`
 	// drain bounds how fast drained seeds are emptied.
 	Drain *Drain `json:"drain,omitempty"`
+}
+
+// PendingFit chooses which unschedulable shoots count in the pending-fit signal (the
+// scale-out signal of the SeedAutoscaler). This scheduler's own always do.
+type PendingFit struct {
+	// otherSchedulers counts the unbound shoots of other schedulers too (default true), once
+	// their scheduler reported them unschedulable in status.lastOperation as
+	// gardener-scheduler does. This scheduler never binds them.
+	OtherSchedulers *bool `json:"otherSchedulers,omitempty"`
 }
 
 // Drain is the disruption budget of draining seeds: control plane migrations in flight at
@@ -184,6 +198,12 @@ func Default(c *SchedulerConfiguration) {
 	}
 	if c.DefaultSeedCapacity == 0 {
 		c.DefaultSeedCapacity = DefaultSeedCapacity
+	}
+	if c.PendingFit == nil {
+		c.PendingFit = &PendingFit{}
+	}
+	if c.PendingFit.OtherSchedulers == nil {
+		c.PendingFit.OtherSchedulers = ptr.To(true)
 	}
 	if c.Drain == nil {
 		c.Drain = &Drain{}
@@ -270,7 +290,7 @@ func Parse(data []byte) (*SchedulerConfiguration, error) {
 	c := &SchedulerConfiguration{}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := yaml.UnmarshalStrict(data, c); err != nil {
-			return nil, fmt.Errorf("decoding the scheduler configuration: %w", err)
+			return nil, fmt.Errorf("decoding the scheduler configuration: %w", decodeError(err))
 		}
 	}
 	Default(c)
@@ -278,6 +298,30 @@ func Parse(data []byte) (*SchedulerConfiguration, error) {
 		return nil, fmt.Errorf("invalid scheduler configuration: %w", err)
 	}
 	return c, nil
+}
+
+// decodeError names the field a value of the wrong type was given for and what it takes
+// (`pendingFit.otherSchedulers: a string is given, use true or false`) instead of the JSON
+// decoder's Go type names; other errors pass unchanged.
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) || typeErr.Field == "" || typeErr.Type == nil {
+		return err
+	}
+	want := "a " + typeErr.Type.String()
+	switch typeErr.Type.Kind() {
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		want = "a whole number"
+	case reflect.String:
+		want = "a string"
+	case reflect.Struct:
+		want = "a mapping of its fields"
+	case reflect.Slice:
+		want = "a list"
+	}
+	return fmt.Errorf("%s: a %s is given, use %s", typeErr.Field, typeErr.Value, want)
 }
 
 // Load reads, defaults and validates the configuration file at path; an empty path gives
@@ -300,6 +344,12 @@ func Load(path string) (*SchedulerConfiguration, error) {
 // BackoffBase is the delay after the first failure.
 func (c *SchedulerConfiguration) BackoffBase() time.Duration {
 	return time.Duration(c.Backoff.BaseSeconds) * time.Second
+}
+
+// PendingFitOfOtherSchedulers says whether pending-fit counts the shoots other schedulers
+// reported unschedulable.
+func (c *SchedulerConfiguration) PendingFitOfOtherSchedulers() bool {
+	return *c.PendingFit.OtherSchedulers
 }
 
 // BackoffMax caps the delay between retries.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
 )
 
 func TestDefaults(t *testing.T) {
@@ -17,10 +18,12 @@ func TestDefaults(t *testing.T) {
 		APIVersion: APIVersion, Kind: Kind, SchedulerName: "default-scheduler", Binding: PatchBinding, Strategy: SameRegion,
 		RegionConfigNamespace: "garden", Scoring: &Scoring{}, Workers: 8,
 		Backoff: &Backoff{BaseSeconds: 1, MaxSeconds: 300}, DefaultSeedCapacity: 250,
-		Drain: &Drain{MaxMigrationsPerSeed: 2, MaxMigrationsPerSet: 4, FailedMigrationCooldownSeconds: 600},
+		PendingFit: &PendingFit{OtherSchedulers: ptr.To(true)},
+		Drain:      &Drain{MaxMigrationsPerSeed: 2, MaxMigrationsPerSet: 4, FailedMigrationCooldownSeconds: 600},
 	}, c)
 	assert.Equal(t, time.Second, c.BackoffBase())
 	assert.Equal(t, 5*time.Minute, c.BackoffMax())
+	assert.True(t, c.PendingFitOfOtherSchedulers(), "shoots other schedulers cannot place ask for seeds too")
 }
 
 func TestSampleLoads(t *testing.T) {
@@ -44,6 +47,7 @@ scoring:
 workers: 16
 backoff: {baseSeconds: 2, maxSeconds: 60}
 defaultSeedCapacity: 100
+pendingFit: {otherSchedulers: false}
 `))
 	require.NoError(t, err)
 	assert.Equal(t, "packing-scheduler", c.SchedulerName)
@@ -53,6 +57,26 @@ defaultSeedCapacity: 100
 	assert.Equal(t, int32(16), c.Workers)
 	assert.Equal(t, 2*time.Second, c.BackoffBase())
 	assert.Equal(t, int32(100), c.DefaultSeedCapacity)
+	assert.False(t, c.PendingFitOfOtherSchedulers())
+}
+
+func TestPendingFitOfOtherSchedulers(t *testing.T) {
+	cases := []struct {
+		name, file string
+		want       bool
+	}{
+		{"not set", "", true},
+		{"an empty pendingFit", "pendingFit: {}\n", true},
+		{"on", "pendingFit: {otherSchedulers: true}\n", true},
+		{"off", "pendingFit: {otherSchedulers: false}\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(c.file))
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cfg.PendingFitOfOtherSchedulers())
+		})
+	}
 }
 
 func TestInvalid(t *testing.T) {
@@ -72,7 +96,10 @@ func TestInvalid(t *testing.T) {
 		{"drain per set", "drain: {maxMigrationsPerSeed: 3, maxMigrationsPerSet: 2}\n", `drain.maxMigrationsPerSet: 2 is below drain.maxMigrationsPerSeed 3, make it at least that`},
 		{"capacity", "defaultSeedCapacity: -5\n", `defaultSeedCapacity: -5 must not be negative`},
 		{"scheduler name", "schedulerName: ' x'\n", `schedulerName: " x"`},
-		{"type", "workers: many\n", `decoding the scheduler configuration`},
+		{"type", "workers: many\n", `decoding the scheduler configuration: workers: a string is given, use a whole number`},
+		{"pendingFit switch", "pendingFit: {otherSchedulers: \"no\"}\n", `pendingFit.otherSchedulers: a string is given, use true or false`},
+		{"pendingFit", "pendingFit: true\n", `pendingFit: a bool is given, use a mapping of its fields`},
+		{"pendingFit field", "pendingFit: {otherScheduler: true}\n", `unknown field "otherScheduler"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -134,6 +134,7 @@ func (r *Reconciler) feedFromInformers(ctx context.Context, mgr manager.Manager)
 	}
 	feeds := []feed{
 		{&gardencorev1beta1.Shoot{}, r.Ledger.Handler()},
+		{&gardencorev1beta1.Shoot{}, r.forgetPlacedShoots()},
 		{&gardencorev1beta1.Seed{}, r.seedSnapshot.Handler()},
 		// A drain annotation on a ManagedSeed cordons its seed.
 		{&seedmanagementv1alpha1.ManagedSeed{}, r.seedSnapshot.managedSeedHandler()},
@@ -191,7 +192,9 @@ func (r *Reconciler) existingSets(mgr manager.Manager) func() ([]types.Namespace
 }
 
 // predicate lets through the shoots of this scheduler that may need a seed, and the
-// moment a shoot gets one or goes away (to forget its backoff and pending-fit).
+// moment a shoot gets one or goes away (to forget its backoff and pending-fit); of other
+// schedulers' shoots, those that start or stop counting in pending-fit (PendingElsewhere)
+// and the spec changes of those that count.
 func (r *Reconciler) predicate() predicate.Funcs {
 	mine := func(obj client.Object) bool {
 		shoot, ok := obj.(*gardencorev1beta1.Shoot)
@@ -201,19 +204,45 @@ func (r *Reconciler) predicate() predicate.Funcs {
 		shoot, ok := obj.(*gardencorev1beta1.Shoot)
 		return ok && shoot.Spec.SeedName == nil
 	}
+	elsewhere := func(obj client.Object) bool {
+		shoot, ok := obj.(*gardencorev1beta1.Shoot)
+		return ok && r.pendingElsewhere(shoot)
+	}
 	return predicate.Funcs{
-		CreateFunc: func(e event.CreateEvent) bool { return mine(e.Object) && unbound(e.Object) },
+		CreateFunc: func(e event.CreateEvent) bool { return (mine(e.Object) && unbound(e.Object)) || elsewhere(e.Object) },
 		// Not on status-only updates: the scheduler's own lastOperation patch must not
 		// undo the backoff.
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			if !mine(e.ObjectNew) {
-				return false
+				was, is := elsewhere(e.ObjectOld), elsewhere(e.ObjectNew)
+				return was != is || (is && e.ObjectNew.GetGeneration() != e.ObjectOld.GetGeneration())
 			}
 			gotSeed := unbound(e.ObjectOld) && !unbound(e.ObjectNew)
 			specChanged := unbound(e.ObjectNew) && e.ObjectNew.GetGeneration() != e.ObjectOld.GetGeneration()
 			return gotSeed || specChanged || e.ObjectNew.GetDeletionTimestamp() != nil
 		},
-		DeleteFunc:  func(e event.DeleteEvent) bool { return mine(e.Object) },
+		DeleteFunc:  func(e event.DeleteEvent) bool { return mine(e.Object) || elsewhere(e.Object) },
 		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// forgetPlacedShoots takes a shoot out of pending-fit the moment the informer shows it bound,
+// being deleted or gone (StopsWaiting), rather than when the work queue gets to it: a shoot
+// another scheduler binds would otherwise count until a queue full of unschedulable shoots
+// let its turn come.
+func (r *Reconciler) forgetPlacedShoots() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok1 := oldObj.(*gardencorev1beta1.Shoot)
+			cur, ok2 := newObj.(*gardencorev1beta1.Shoot)
+			if ok1 && ok2 && StopsWaiting(old, cur) {
+				r.forget(usage.Key(cur))
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if key, err := toolscache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				r.forget(key)
+			}
+		},
 	}
 }

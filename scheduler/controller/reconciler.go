@@ -43,6 +43,12 @@ const (
 // for it: before they have synced, or when a bind found them behind the kube-apiserver.
 const retrySoon = 100 * time.Millisecond
 
+// SchedulingFailed begins the status.lastOperation description of a shoot the scheduler
+// cannot place. It differs from gardener-scheduler's wording (GardenerSchedulingFailed) in
+// the case of "shoot", which keeps this scheduler's shoots out of another seedscaler
+// scheduler's count of shoots pending elsewhere.
+const SchedulingFailed = "Failed to schedule shoot: "
+
 // maxEventNote is the longest note events.k8s.io accepts; lastOperation gets the full text.
 const maxEventNote = 1024
 
@@ -84,6 +90,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
 
 // Reconcile binds the shoot to a seed, or reports why none fits and retries with backoff.
+// A shoot another scheduler reported unschedulable it only counts in pending-fit.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.scheduling.Add(1)
 	defer r.scheduling.Add(-1)
@@ -91,35 +98,70 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Deciding before every shoot is counted could overcommit a seed.
 		return ctrl.Result{RequeueAfter: retrySoon}, nil
 	}
-	shoot, err := r.unscheduledShoot(ctx, req)
+	key := req.String()
+	shoot, err := r.shoot(ctx, req)
 	if err != nil || shoot == nil {
 		return ctrl.Result{}, err
 	}
-	return r.schedule(ctx, req.String(), shoot)
-}
-
-// unscheduledShoot gets the shoot when it is this scheduler's to place now; nil when it is
-// gone, someone else's, placed already, or being bound.
-func (r *Reconciler) unscheduledShoot(ctx context.Context, req ctrl.Request) (*gardencorev1beta1.Shoot, error) {
-	key := req.String()
-	shoot := &gardencorev1beta1.Shoot{}
-	if err := r.Client.Get(ctx, req.NamespacedName, shoot); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forget(key)
-			return nil, nil
-		}
-		return nil, fmt.Errorf("getting shoot %s: %w", key, err)
-	}
-	if !Responsible(shoot, r.Config.SchedulerName) || shoot.Spec.SeedName != nil || shoot.DeletionTimestamp != nil {
+	switch {
+	case r.pendingElsewhere(shoot):
+		return r.countPendingElsewhere(ctx, key, shoot), nil
+	case !Responsible(shoot, r.Config.SchedulerName) || shoot.Spec.SeedName != nil || shoot.DeletionTimestamp != nil:
+		// Someone else's, placed already, or going away.
 		r.forget(key)
-		return nil, nil
+		return ctrl.Result{}, nil
 	}
 	if seed, ok := r.Ledger.Reserved(key); ok {
 		// Bound a moment ago; the informer has not shown it yet.
 		logr.FromContextOrDiscard(ctx).V(1).Info("Shoot is being bound", "seed", seed)
-		return nil, nil
+		return ctrl.Result{}, nil
+	}
+	return r.schedule(ctx, key, shoot)
+}
+
+// shoot gets the shoot from the cache; nil, and forgotten, when it is gone.
+func (r *Reconciler) shoot(ctx context.Context, req ctrl.Request) (*gardencorev1beta1.Shoot, error) {
+	shoot := &gardencorev1beta1.Shoot{}
+	if err := r.Client.Get(ctx, req.NamespacedName, shoot); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.String())
+			return nil, nil
+		}
+		return nil, fmt.Errorf("getting shoot %s: %w", req, err)
 	}
 	return shoot, nil
+}
+
+// pendingElsewhere says whether the shoot counts in pending-fit although another scheduler
+// places it (PendingElsewhere); never with pendingFit.otherSchedulers off.
+func (r *Reconciler) pendingElsewhere(shoot *gardencorev1beta1.Shoot) bool {
+	return r.Config.PendingFitOfOtherSchedulers() && PendingElsewhere(shoot, r.Config.SchedulerName)
+}
+
+// countPendingElsewhere counts a shoot its own scheduler reported unschedulable for the set
+// a new replica of which would take it, as pendingFit counts the scheduler's own, and looks
+// again after the backoff: sets come and go and their templates change. It neither binds
+// the shoot nor writes to it (no event, no lastOperation): the shoot's scheduler places it
+// and reports on it.
+func (r *Reconciler) countPendingElsewhere(ctx context.Context, key string, shoot *gardencorev1beta1.Shoot) ctrl.Result {
+	log := logr.FromContextOrDiscard(ctx)
+	in, err := r.input(ctx, shoot)
+	if err != nil {
+		// Its cloud profile cannot be read: no set can be judged, so none is asked for a
+		// seed. Its scheduler reports the same problem on the shoot.
+		log.V(1).Info("Cannot judge which ManagedSeedSet the shoot of another scheduler fits", "reason", err.Error())
+		r.pending.set(key, nil)
+		return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}
+	}
+	fits, chosen, err := r.pendingFit(ctx, key, in)
+	switch {
+	case err != nil:
+		log.Error(err, "Evaluating ManagedSeedSet templates failed")
+	case chosen != nil:
+		// No event names the choice on a shoot this scheduler does not own; the log does.
+		log.V(1).Info("Shoot of another scheduler asks a ManagedSeedSet for a new seed", "managedSeedSet", klog.KRef(chosen.Set.Namespace, chosen.Set.Name), "why", chosen.Why, "fits", joinKeys(fits))
+	}
+	return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}
 }
 
 // schedule decides a seed for the shoot under the ledger's lock, reserves it and binds, or
@@ -209,7 +251,7 @@ func (r *Reconciler) bind(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, start time.Time, reason string, fits []types.NamespacedName, chosen *Chosen) (ctrl.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	key := usage.Key(shoot)
-	description := "Failed to schedule shoot: " + reason
+	description := SchedulingFailed + reason
 	if len(fits) > 0 {
 		description += "\nWould fit a new replica of ManagedSeedSet(s): " + joinKeys(fits)
 		if chosen != nil && len(fits) > 1 {
@@ -233,11 +275,16 @@ func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 		log.Error(err, "Reporting the scheduling failure in status.lastOperation failed")
 	}
 
+	return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}, nil
+}
+
+// retryAfterFailure counts a failure of the shoot and returns the backoff until its next try.
+func (r *Reconciler) retryAfterFailure(key string) time.Duration {
 	r.mu.Lock()
 	r.failures[key]++
 	n := r.failures[key]
 	r.mu.Unlock()
-	return ctrl.Result{RequeueAfter: Backoff(n, r.Config.BackoffBase(), r.Config.BackoffMax())}, nil
+	return Backoff(n, r.Config.BackoffBase(), r.Config.BackoffMax())
 }
 
 func (r *Reconciler) forget(key string) {
