@@ -238,7 +238,7 @@ func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoo
 			p.Tie = seed != p.Gardener && seed != "" && p.Gardener != "" &&
 				regions[seed] == regions[p.Gardener] && usage[seed] == usage[p.Gardener]
 			if seed != p.Gardener {
-				if err := placeAs(ctx, g.Client, shoot, p.Gardener); err != nil {
+				if err := placeAs(ctx, g.Client, shoot, shoots[i], p.Gardener); err != nil {
 					return err
 				}
 			}
@@ -274,9 +274,9 @@ func seedRegions(ctx context.Context, c client.Client) (map[string]string, error
 const otherScheduler = "schedulerdiff-unscheduled"
 
 // placeAs puts a shoot seedscaler placed otherwise where gardener-scheduler put it: deleted
-// (as a garden requires, with its deletion confirmed), and created again bound to seed, or
-// unbound and left alone when seed is empty.
-func placeAs(ctx context.Context, c client.Client, shoot *unstructured.Unstructured, seed string) error {
+// (as a garden requires, with its deletion confirmed), and created again from the
+// landscape's document bound to seed, or unbound and left alone when seed is empty.
+func placeAs(ctx context.Context, c client.Client, shoot, document *unstructured.Unstructured, seed string) error {
 	key := client.ObjectKeyFromObject(shoot)
 	confirm := []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`)
 	if err := c.Patch(ctx, shoot, client.RawPatch(types.MergePatchType, confirm)); err != nil {
@@ -292,11 +292,7 @@ func placeAs(ctx context.Context, c client.Client, shoot *unstructured.Unstructu
 	if err != nil {
 		return fmt.Errorf("Shoot %s was not deleted: %w", key, err)
 	}
-	again := shoot.DeepCopy()
-	again.SetResourceVersion("")
-	again.SetUID("")
-	again.SetAnnotations(nil)
-	delete(again.Object, "status")
+	again := document.DeepCopy()
 	if seed != "" {
 		err = unstructured.SetNestedField(again.Object, seed, "spec", "seedName")
 	} else {
