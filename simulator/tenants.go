@@ -134,7 +134,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	errs.errs = s.retryFailedTenants(ctx, live, remove)
 	s.forEach(len(remove), func(i int) {
 		sh := remove[i]
-		if err := s.client.Delete(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
+		if err := s.deleteShoot(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
 			errs.add(fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
 			return
 		}
@@ -182,6 +182,20 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 		log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
 	})
 	return errs.errs
+}
+
+// deleteShoot deletes a tenant shoot; in a garden the tenant first confirms the deletion
+// with the annotation gardener-apiserver requires.
+func (s *Simulator) deleteShoot(ctx context.Context, sh *gardencorev1beta1.Shoot) error {
+	if s.Garden && sh.Annotations[AnnotationConfirmDeletion] != "true" {
+		sh = sh.DeepCopy() // shares its fields with the cache's
+		orig := sh.DeepCopy()
+		metav1.SetMetaDataAnnotation(&sh.ObjectMeta, AnnotationConfirmDeletion, "true")
+		if err := s.client.Patch(ctx, sh, client.MergeFrom(orig)); err != nil {
+			return fmt.Errorf("confirming the deletion: %w", err)
+		}
+	}
+	return s.client.Delete(ctx, sh)
 }
 
 // retryFailedTenants asks for a retry of every tenant shoot whose last operation failed, as
@@ -263,6 +277,11 @@ func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1
 		for _, k := range pickWeighted(d.Tolerations, func(t WeightedTolerations) float64 { return t.Weight }, s.rand.Float64()).Keys {
 			shoot.Spec.Tolerations = append(shoot.Spec.Tolerations, gardencorev1beta1.Toleration{Key: k})
 		}
+	}
+	if s.Garden {
+		// A tenant of a garden sets no finalizer: the gardenlet puts Gardener's on the shoot
+		// once it is bound.
+		shoot.Finalizers = nil
 	}
 	if lifetime, ok := DrawLifetime(d.Lifetime, s.rand); ok {
 		shoot.Annotations = map[string]string{AnnotationExpiresAt: now.Add(s.real(lifetime)).UTC().Format(time.RFC3339Nano)}
