@@ -198,3 +198,12 @@ WEEK ?=
 .PHONY: bench-autoscaling
 bench-autoscaling: build ## Measure the autoscaler's policies on a week of demand in simulated time (report/<timestamp>/).
 	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE)) $(if $(WEEK),--week $(WEEK))
+
+# The landscape `make scheduler-diff` compares the two schedulers on, and their strategy.
+LANDSCAPE ?= examples/landscape/scheduler-diff.yaml
+STRATEGY ?= SameRegion
+
+.PHONY: scheduler-diff
+scheduler-diff: ## Place LANDSCAPE's shoots under gardener-scheduler and seedscaler's scheduler; report/<timestamp>/scheduler-diff.csv and the agreement.
+	$(TOOLS) envtest gardener
+	$(TEST_ENV) $(GO) run ./hack/schedulerdiff --landscape $(LANDSCAPE) --strategy $(STRATEGY)

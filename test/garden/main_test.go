@@ -108,8 +108,8 @@ func printLogs(t *testing.T, dir string) {
 		if err != nil {
 			continue
 		}
-		if len(data) > 8192 {
-			data = data[len(data)-8192:]
+		if len(data) > 4096 {
+			data = data[len(data)-4096:]
 		}
 		t.Logf("--- %s (end) ---\n%s", filepath.Base(path), data)
 	}

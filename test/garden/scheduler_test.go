@@ -102,11 +102,11 @@ func TestBindingsGardenerAccepts(t *testing.T) {
 		toleration      map[string]any
 		wantSeeds       []string
 	}{
-		{"gardener-key-only", "", keyOnly, []string{"seed-b2"}},
-		{"ours-key-only", ourScheduler, keyOnly, []string{"seed-b2"}},
-		{"ours-untainted", ourScheduler, nil, []string{"seed-b2"}},
-		{"ours-with-value", ourScheduler, withValue, []string{"seed-b1", "seed-b2"}},
-		{"gardener-with-value", "", withValue, []string{"seed-b1", "seed-b2"}},
+		{"g-key-only", "", keyOnly, []string{"seed-b2"}},
+		{"s-key-only", ourScheduler, keyOnly, []string{"seed-b2"}},
+		{"s-untainted", ourScheduler, nil, []string{"seed-b2"}},
+		{"s-with-value", ourScheduler, withValue, []string{"seed-b1", "seed-b2"}},
+		{"g-with-value", "", withValue, []string{"seed-b1", "seed-b2"}},
 	}
 	for _, s := range shoots {
 		var shoot *unstructured.Unstructured

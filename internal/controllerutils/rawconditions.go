@@ -1,0 +1,108 @@
+package controllerutils
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// PatchCondition sets the condition of conditionType on obj's status to the outcome (or
+// removes it when o is nil) in the object as the API server holds it, keeping every other
+// condition exactly as its writer wrote it. Seedscaler's types carry conditions as
+// metav1.Condition, but a Gardener object's carry lastUpdateTime and codes too, and a merge
+// patch of a typed list would replace the whole list, dropping what a gardenlet wrote. So
+// the list is read raw, changed in this one entry, and written back guarded by the
+// resourceVersion it was read at (a conflict means: read again). It reports whether the
+// condition changed.
+func PatchCondition(ctx context.Context, c client.Client, obj client.Object, conditionType string, o *Outcome, generation int64, now time.Time) (bool, error) {
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	if err != nil {
+		return false, err
+	}
+	current := &unstructured.Unstructured{}
+	current.SetGroupVersionKind(gvk)
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
+		return false, fmt.Errorf("reading the conditions of %s: %w", describe(obj), err)
+	}
+	list, _, err := unstructured.NestedSlice(current.Object, "status", "conditions")
+	if err != nil {
+		return false, fmt.Errorf("reading the conditions of %s: %w", describe(obj), err)
+	}
+	merged, changed := MergeRawCondition(list, conditionType, o, generation, now)
+	if !changed {
+		return false, nil
+	}
+	patch := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"resourceVersion": current.GetResourceVersion()},
+		"status":   map[string]any{"conditions": merged},
+	}}
+	data, err := patch.MarshalJSON()
+	if err != nil {
+		return false, err
+	}
+	if err := c.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return false, fmt.Errorf("writing the %s condition of %s: %w", conditionType, describe(obj), err)
+	}
+	return true, nil
+}
+
+// MergeRawCondition returns conditions, as decoded JSON, with the entry of conditionType set
+// to the outcome (removed when o is nil), and whether anything changed. Every other entry is
+// kept as it is. The entry's lastTransitionTime moves only when its status changes. In a
+// list written in Gardener's form (entries with lastUpdateTime) the entry gets lastUpdateTime
+// and no observedGeneration, which Gardener's conditions lack; otherwise observedGeneration.
+func MergeRawCondition(conditions []any, conditionType string, o *Outcome, generation int64, now time.Time) ([]any, bool) {
+	stamp := metav1.NewTime(now).UTC().Format(time.RFC3339)
+	gardenerForm := false
+	index := -1
+	for i, raw := range conditions {
+		entry, _ := raw.(map[string]any)
+		if _, ok := entry["lastUpdateTime"]; ok {
+			gardenerForm = true
+		}
+		if entry["type"] == conditionType {
+			index = i
+		}
+	}
+	if o == nil {
+		if index < 0 {
+			return conditions, false
+		}
+		out := make([]any, 0, len(conditions)-1)
+		out = append(out, conditions[:index]...)
+		return append(out, conditions[index+1:]...), true
+	}
+	entry := map[string]any{"type": conditionType}
+	if index >= 0 {
+		old, _ := conditions[index].(map[string]any)
+		for k, v := range old {
+			entry[k] = v
+		}
+		if old["status"] == string(o.Status) && old["reason"] == string(o.Reason) && old["message"] == o.Message &&
+			(gardenerForm || fmt.Sprint(old["observedGeneration"]) == fmt.Sprint(generation)) {
+			return conditions, false
+		}
+	}
+	if entry["status"] != string(o.Status) || entry["lastTransitionTime"] == nil {
+		entry["lastTransitionTime"] = stamp
+	}
+	entry["status"], entry["reason"], entry["message"] = string(o.Status), string(o.Reason), o.Message
+	if gardenerForm {
+		entry["lastUpdateTime"] = stamp
+	} else {
+		entry["observedGeneration"] = generation
+	}
+	out := make([]any, len(conditions), len(conditions)+1)
+	copy(out, conditions)
+	if index >= 0 {
+		out[index] = entry
+		return out, true
+	}
+	return append(out, entry), true
+}
