@@ -18,6 +18,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/setcapacity"
 )
 
@@ -49,50 +50,19 @@ const (
 // Reasons and messages of the conditions the simulated gardenlets write in a garden:
 // Gardener's own.
 const (
-	ReasonGardenletReady          = "GardenletReady"
-	ReasonSystemComponentsRunning = "SystemComponentsRunning"
-	ReasonReconciled              = "Reconciled"
-	ReasonReconciling             = "Reconciling"
-	ReasonDeleting                = "Deleting"
-	ReasonDeleted                 = "Deleted"
+	ReasonGardenletReady          controllerutils.Reason = "GardenletReady"
+	ReasonSystemComponentsRunning controllerutils.Reason = "SystemComponentsRunning"
+	ReasonReconciled              controllerutils.Reason = "Reconciled"
+	ReasonReconciling             controllerutils.Reason = "Reconciling"
+	ReasonDeleting                controllerutils.Reason = "Deleting"
+	ReasonDeleted                 controllerutils.Reason = "Deleted"
 )
 
-// GardenCondition is one condition as Gardener's API carries it
-// (gardencorev1beta1.Condition). Besides type, status, reason and message Gardener keeps
-// lastTransitionTime (moves when the status does), lastUpdateTime (moves when the status,
-// reason or message do) and codes; SetGardenCondition maintains them.
+// GardenCondition is a condition a simulated gardenlet reports on an object of Gardener's
+// API, written in Gardener's form (controllerutils.MergeGardenerCondition).
 type GardenCondition struct {
-	Type, Status, Reason, Message string
-}
-
-// SetGardenCondition sets c in conditions, a status.conditions list as read (unstructured),
-// keeping every other condition exactly as another writer left it, and reports whether c
-// changed anything. A condition that changes loses its codes: the simulated gardenlets
-// report none.
-func SetGardenCondition(conditions []any, c GardenCondition, now time.Time) ([]any, bool) {
-	stamp := now.UTC().Format(time.RFC3339)
-	for i, item := range conditions {
-		old, ok := item.(map[string]any)
-		if !ok || old["type"] != c.Type {
-			continue
-		}
-		if old["status"] == c.Status && old["reason"] == c.Reason && old["message"] == c.Message {
-			return conditions, false
-		}
-		updated := maps.Clone(old)
-		delete(updated, "codes")
-		if old["status"] != c.Status || old["lastTransitionTime"] == nil {
-			updated["lastTransitionTime"] = stamp
-		}
-		updated["status"], updated["reason"], updated["message"], updated["lastUpdateTime"] = c.Status, c.Reason, c.Message, stamp
-		out := append([]any(nil), conditions...)
-		out[i] = updated
-		return out, true
-	}
-	return append(append([]any(nil), conditions...), map[string]any{
-		"type": c.Type, "status": c.Status, "reason": c.Reason, "message": c.Message,
-		"lastTransitionTime": stamp, "lastUpdateTime": stamp,
-	}), true
+	Type string
+	controllerutils.Outcome
 }
 
 // conditionsHold reports whether every condition of want holds in conditions (as decoded):
@@ -100,7 +70,7 @@ func SetGardenCondition(conditions []any, c GardenCondition, now time.Time) ([]a
 func conditionsHold(conditions []metav1.Condition, want []GardenCondition) bool {
 	for _, c := range want {
 		got := meta.FindStatusCondition(conditions, c.Type)
-		if got == nil || string(got.Status) != c.Status || got.Reason != c.Reason || got.Message != c.Message {
+		if got == nil || got.Status != c.Status || got.Reason != string(c.Reason) || got.Message != c.Message {
 			return false
 		}
 	}
@@ -164,14 +134,12 @@ func DecideManagedSeed(ms *seedmanagementv1alpha1.ManagedSeed, shoot *gardencore
 			return ManagedSeedDecision{Action: ManagedSeedNone}
 		}
 		deleting := func(message string) GardenCondition {
-			return GardenCondition{Type: seedmanagementv1alpha1.ManagedSeedSeedRegistered, Status: string(metav1.ConditionFalse), Reason: ReasonDeleting, Message: message}
+			return GardenCondition{seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonDeleting, message)}
 		}
 		switch {
 		case seed == nil:
-			return ManagedSeedDecision{Action: ManagedSeedRelease, Conditions: []GardenCondition{{
-				Type: seedmanagementv1alpha1.ManagedSeedSeedRegistered, Status: string(metav1.ConditionFalse), Reason: ReasonDeleted,
-				Message: fmt.Sprintf("Seed %s has been unregistered", ms.Name),
-			}}}
+			return ManagedSeedDecision{Action: ManagedSeedRelease, Conditions: []GardenCondition{{seedmanagementv1alpha1.ManagedSeedSeedRegistered,
+				controllerutils.False(ReasonDeleted, fmt.Sprintf("Seed %s has been unregistered", ms.Name))}}}
 		case seed.DeletionTimestamp == nil && len(hosted) > 0:
 			return ManagedSeedDecision{Action: ManagedSeedWait, Conditions: []GardenCondition{deleting(fmt.Sprintf(
 				"Waiting for seed %s to host no shoots before deleting it: it still hosts %s", ms.Name, shootList(hosted)))}}
@@ -186,16 +154,12 @@ func DecideManagedSeed(ms *seedmanagementv1alpha1.ManagedSeed, shoot *gardencore
 		shootKey += ms.Spec.Shoot.Name
 	}
 	if !shootReconciled(shoot) {
-		return ManagedSeedDecision{Action: ManagedSeedWait, Conditions: []GardenCondition{{
-			Type: seedmanagementv1alpha1.ManagedSeedShootReconciled, Status: string(metav1.ConditionFalse), Reason: ReasonReconciling,
-			Message: fmt.Sprintf("Waiting for shoot %q to be reconciled", shootKey),
-		}}}
+		return ManagedSeedDecision{Action: ManagedSeedWait, Conditions: []GardenCondition{{seedmanagementv1alpha1.ManagedSeedShootReconciled,
+			controllerutils.False(ReasonReconciling, fmt.Sprintf("Waiting for shoot %q to be reconciled", shootKey))}}}
 	}
 	registered := []GardenCondition{
-		{Type: seedmanagementv1alpha1.ManagedSeedShootReconciled, Status: string(metav1.ConditionTrue), Reason: ReasonReconciled,
-			Message: fmt.Sprintf("Shoot %q has been reconciled", shootKey)},
-		{Type: seedmanagementv1alpha1.ManagedSeedSeedRegistered, Status: string(metav1.ConditionTrue), Reason: ReasonReconciled,
-			Message: fmt.Sprintf("Seed %s has been registered", ms.Name)},
+		{seedmanagementv1alpha1.ManagedSeedShootReconciled, controllerutils.True(ReasonReconciled, fmt.Sprintf("Shoot %q has been reconciled", shootKey))},
+		{seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.True(ReasonReconciled, fmt.Sprintf("Seed %s has been registered", ms.Name))},
 	}
 	switch {
 	case seed == nil:
@@ -247,14 +211,15 @@ type SeedReport struct {
 func GardenletReport(seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, heartbeat, backupReady bool) SeedReport {
 	var r SeedReport
 	if heartbeat {
-		r.Conditions = append(r.Conditions, GardenCondition{Type: gardencorev1beta1.SeedGardenletReady, Status: string(metav1.ConditionTrue),
-			Reason: ReasonGardenletReady, Message: "Gardenlet is posting ready status."})
+		r.Conditions = append(r.Conditions, GardenCondition{gardencorev1beta1.SeedGardenletReady,
+			controllerutils.True(ReasonGardenletReady, "Gardenlet is posting ready status.")})
 	}
-	r.Conditions = append(r.Conditions, GardenCondition{Type: ConditionSeedSystemComponentsHealthy, Status: string(metav1.ConditionTrue),
-		Reason: ReasonSystemComponentsRunning, Message: "All system components are healthy."})
+	r.Conditions = append(r.Conditions, GardenCondition{ConditionSeedSystemComponentsHealthy,
+		controllerutils.True(ReasonSystemComponentsRunning, "All system components are healthy.")})
 	if seed.Spec.Backup != nil {
 		status, reason, message := backupCondition(backupReady)
-		r.Conditions = append(r.Conditions, GardenCondition{Type: gardencorev1beta1.SeedBackupBucketsReady, Status: string(status), Reason: reason, Message: message})
+		r.Conditions = append(r.Conditions, GardenCondition{gardencorev1beta1.SeedBackupBucketsReady,
+			controllerutils.Outcome{Status: status, Reason: controllerutils.Reason(reason), Message: message}})
 	}
 	if ms != nil {
 		var resources *seedmanagementv1alpha1.ResourcesConfiguration
@@ -350,7 +315,7 @@ func setConditions(obj *unstructured.Unstructured, conditions []GardenCondition,
 	changed := false
 	for _, c := range conditions {
 		var set bool
-		list, set = SetGardenCondition(list, c, now)
+		list, set = controllerutils.MergeGardenerCondition(list, c.Type, c.Outcome, now)
 		changed = changed || set
 	}
 	if !changed {

@@ -15,6 +15,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 var (
@@ -31,55 +32,6 @@ func fromYAML(t *testing.T, doc string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	require.NoError(t, u.UnmarshalJSON(data))
 	return u
-}
-
-func TestSetGardenCondition(t *testing.T) {
-	ready := GardenCondition{Type: "GardenletReady", Status: "True", Reason: "GardenletReady", Message: "Gardenlet is posting ready status."}
-	// A condition of another writer, with Gardener's codes: it must come out as it went in.
-	other := map[string]any{"type": "ExtensionsReady", "status": "False", "reason": "NotAllExtensionsInstalled", "message": "m",
-		"lastTransitionTime": earlier, "lastUpdateTime": earlier, "codes": []any{"ERR_INFRA_DEPENDENCIES"}}
-	condition := func(status, reason, message string, extra ...string) map[string]any {
-		c := map[string]any{"type": "GardenletReady", "status": status, "reason": reason, "message": message,
-			"lastTransitionTime": earlier, "lastUpdateTime": earlier}
-		for i := 0; i+1 < len(extra); i += 2 {
-			c[extra[i]] = extra[i+1]
-		}
-		return c
-	}
-	tests := []struct {
-		name        string
-		conditions  []any
-		want        map[string]any
-		wantChanged bool
-	}{
-		{"a new condition is added with both times now", []any{other}, map[string]any{
-			"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "Gardenlet is posting ready status.",
-			"lastTransitionTime": stamp, "lastUpdateTime": stamp}, true},
-		{"an unchanged condition keeps its times", []any{other, condition("True", "GardenletReady", "Gardenlet is posting ready status.")},
-			condition("True", "GardenletReady", "Gardenlet is posting ready status."), false},
-		{"a status change moves both times and drops the codes",
-			[]any{other, func() map[string]any {
-				c := condition("Unknown", "StatusUnknown", "Gardenlet stopped posting status updates.")
-				c["codes"] = []any{"ERR_INFRA_UNAUTHORIZED"}
-				return c
-			}()},
-			map[string]any{"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "Gardenlet is posting ready status.",
-				"lastTransitionTime": stamp, "lastUpdateTime": stamp}, true},
-		{"a new message with the same status moves only lastUpdateTime", []any{condition("True", "GardenletReady", "an older message"), other},
-			condition("True", "GardenletReady", "Gardenlet is posting ready status.", "lastUpdateTime", stamp), true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			before := unstructured.Unstructured{Object: map[string]any{"list": tc.conditions}}
-			snapshot := before.DeepCopy()
-			got, changed := SetGardenCondition(tc.conditions, ready, gardenNow)
-			assert.Equal(t, tc.wantChanged, changed)
-			assert.Len(t, got, 2)
-			assert.Contains(t, got, other, "another writer's condition is kept as it was")
-			assert.Contains(t, got, tc.want)
-			assert.Equal(t, snapshot.Object, before.Object, "the list as read is not changed in place")
-		})
-	}
 }
 
 func TestShootStatusLabel(t *testing.T) {
@@ -144,10 +96,10 @@ func TestDecideManagedSeed(t *testing.T) {
 	deletingSeed := builders.MakeSeed("set-0").Obj()
 	deletingSeed.DeletionTimestamp = &deleted
 
-	shootReconciled := GardenCondition{Type: "ShootReconciled", Status: "True", Reason: ReasonReconciled, Message: `Shoot "garden/set-0" has been reconciled`}
-	registered := GardenCondition{Type: "SeedRegistered", Status: "True", Reason: ReasonReconciled, Message: "Seed set-0 has been registered"}
-	waitingForShoot := GardenCondition{Type: "ShootReconciled", Status: "False", Reason: ReasonReconciling, Message: `Waiting for shoot "garden/set-0" to be reconciled`}
-	waitingForSeed := GardenCondition{Type: "SeedRegistered", Status: "False", Reason: ReasonDeleting, Message: `Waiting for seed "set-0" to be deleted`}
+	shootReconciled := GardenCondition{"ShootReconciled", controllerutils.True(ReasonReconciled, `Shoot "garden/set-0" has been reconciled`)}
+	registered := GardenCondition{"SeedRegistered", controllerutils.True(ReasonReconciled, "Seed set-0 has been registered")}
+	waitingForShoot := GardenCondition{"ShootReconciled", controllerutils.False(ReasonReconciling, `Waiting for shoot "garden/set-0" to be reconciled`)}
+	waitingForSeed := GardenCondition{"SeedRegistered", controllerutils.False(ReasonDeleting, `Waiting for seed "set-0" to be deleted`)}
 	tests := []struct {
 		name   string
 		ms     *seedmanagementv1alpha1.ManagedSeed
@@ -167,12 +119,12 @@ func TestDecideManagedSeed(t *testing.T) {
 		{"registered, nothing changed", ms(), created, seed, nil, ManagedSeedDecision{ManagedSeedWait, []GardenCondition{shootReconciled, registered}}},
 		{"a changed ManagedSeed updates its seed", ms(changed), created, seed, nil, ManagedSeedDecision{ManagedSeedUpdateSeed, []GardenCondition{shootReconciled, registered}}},
 		{"deleted, its seed hosts shoots: it waits", ms(deleting), created, seed, []string{"garden-a/x", "garden-a/y"},
-			ManagedSeedDecision{ManagedSeedWait, []GardenCondition{{Type: "SeedRegistered", Status: "False", Reason: ReasonDeleting,
-				Message: "Waiting for seed set-0 to host no shoots before deleting it: it still hosts 2 shoots (garden-a/x, garden-a/y)"}}}},
+			ManagedSeedDecision{ManagedSeedWait, []GardenCondition{{"SeedRegistered", controllerutils.False(ReasonDeleting,
+				"Waiting for seed set-0 to host no shoots before deleting it: it still hosts 2 shoots (garden-a/x, garden-a/y)")}}}},
 		{"deleted, its seed is empty: the seed is deleted", ms(deleting), created, seed, nil, ManagedSeedDecision{ManagedSeedDeleteSeed, []GardenCondition{waitingForSeed}}},
 		{"deleted, its seed is deleting", ms(deleting), created, deletingSeed, nil, ManagedSeedDecision{ManagedSeedWait, []GardenCondition{waitingForSeed}}},
 		{"deleted, its seed is gone: it lets go", ms(deleting), created, nil, nil, ManagedSeedDecision{ManagedSeedRelease, []GardenCondition{{
-			Type: "SeedRegistered", Status: "False", Reason: ReasonDeleted, Message: "Seed set-0 has been unregistered"}}}},
+			"SeedRegistered", controllerutils.False(ReasonDeleted, "Seed set-0 has been unregistered")}}}},
 		{"deleted without Gardener's finalizer: nothing left to do", ms(deleting, func(m *seedmanagementv1alpha1.ManagedSeed) { m.Finalizers = nil }), created, nil, nil,
 			ManagedSeedDecision{Action: ManagedSeedNone}},
 	}
@@ -201,7 +153,7 @@ func TestGardenletReport(t *testing.T) {
 	types := func(r SeedReport) []string {
 		var out []string
 		for _, c := range r.Conditions {
-			out = append(out, c.Type+"="+c.Status)
+			out = append(out, c.Type+"="+string(c.Status))
 		}
 		return out
 	}
@@ -214,7 +166,7 @@ func TestGardenletReport(t *testing.T) {
 	t.Run("a missed heartbeat leaves GardenletReady to gardener-controller-manager", func(t *testing.T) {
 		r := GardenletReport(builders.MakeSeed("s").Backup("gcp").Obj(), nil, false, false)
 		assert.Equal(t, []string{"SeedSystemComponentsHealthy=True", "BackupBucketsReady=False"}, types(r))
-		assert.Equal(t, ReasonBackupBucketsUnavailable, r.Conditions[1].Reason)
+		assert.Equal(t, ReasonBackupBucketsUnavailable, string(r.Conditions[1].Reason))
 	})
 	t.Run("a ManagedSeed's seed advertises its gardenlet configuration's resources", func(t *testing.T) {
 		r := GardenletReport(builders.MakeSeed("s").Backup("gcp").Obj(), gardenletMS("10", "2"), true, true)
@@ -247,7 +199,7 @@ func TestReportHolds(t *testing.T) {
 			Allocatable:        corev1.ResourceList{"shoots": resource.MustParse("250")},
 		}
 		for _, c := range report.Conditions {
-			s.Status.Conditions = append(s.Status.Conditions, metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message})
+			s.Status.Conditions = append(s.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status, Reason: string(c.Reason), Message: c.Message})
 		}
 		if mutate != nil {
 			mutate(s)
@@ -279,7 +231,7 @@ status:
 `)
 	}
 	report := SeedReport{
-		Conditions:  []GardenCondition{{Type: "GardenletReady", Status: "True", Reason: ReasonGardenletReady, Message: "Gardenlet is posting ready status."}},
+		Conditions:  []GardenCondition{{"GardenletReady", controllerutils.True(ReasonGardenletReady, "Gardenlet is posting ready status.")}},
 		Capacity:    corev1.ResourceList{"shoots": resource.MustParse("1e1")},
 		Allocatable: corev1.ResourceList{"shoots": resource.MustParse("8")},
 	}
@@ -333,7 +285,7 @@ status:
   conditions:
   - {type: SeedRegistered, status: "True", reason: Reconciled, message: Seed set-0 has been registered, lastTransitionTime: '`+earlier+`', lastUpdateTime: '`+earlier+`'}
 `)
-	conditions := []GardenCondition{{Type: "SeedRegistered", Status: "True", Reason: ReasonReconciled, Message: "Seed set-0 has been registered"}}
+	conditions := []GardenCondition{{"SeedRegistered", controllerutils.True(ReasonReconciled, "Seed set-0 has been registered")}}
 	changed, err := ApplyManagedSeedConditions(u, conditions, gardenNow)
 	require.NoError(t, err)
 	assert.True(t, changed, "only observedGeneration is new")
