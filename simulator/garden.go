@@ -28,13 +28,6 @@ const (
 	// GardenerFinalizer is Gardener's finalizer: a gardenlet puts it on the shoots, seeds and
 	// ManagedSeeds it reconciles and removes it once their deletion is done.
 	GardenerFinalizer = "gardener"
-	// LabelShootStatus is Gardener's health label of a shoot; a ManagedSeedSet counts a
-	// replica ready only while its shoot's is healthy.
-	LabelShootStatus = "shoot.gardener.cloud/status"
-	// ShootStatusHealthy and ShootStatusUnhealthy are the values of LabelShootStatus the
-	// simulated gardenlets' shoots take.
-	ShootStatusHealthy   = "healthy"
-	ShootStatusUnhealthy = "unhealthy"
 	// AnnotationConfirmDeletion set to "true" on a Shoot lets it be deleted:
 	// gardener-apiserver refuses the deletion of a shoot without it.
 	AnnotationConfirmDeletion = "confirmation.gardener.cloud/deletion"
@@ -45,6 +38,10 @@ const (
 	// ConditionSeedSystemComponentsHealthy is the Seed condition of the seed's system
 	// components; a ManagedSeedSet's replica is ready only while it is True.
 	ConditionSeedSystemComponentsHealthy = "SeedSystemComponentsHealthy"
+	// ConditionSeedExtensionsReady is the Seed condition gardener-controller-manager
+	// computes from the seed's ControllerInstallations. It reaches the shoot of a
+	// ManagedSeed, and with it the shoot's health label.
+	ConditionSeedExtensionsReady = "ExtensionsReady"
 )
 
 // Reasons and messages of the conditions the simulated gardenlets write in a garden:
@@ -77,21 +74,24 @@ func conditionsHold(conditions []metav1.Condition, want []GardenCondition) bool 
 	return true
 }
 
-// ShootStatusLabel is the value of LabelShootStatus for a shoot whose last operation is op,
-// by Gardener's rule (gardener-controller-manager computes the same from the status, so the
-// two never disagree): healthy, unless an operation other than a creation or a deletion
-// ended without success. The rule's other inputs, the shoot's conditions and lastErrors, are
-// never written by the simulated gardenlets.
-func ShootStatusLabel(op *gardencorev1beta1.LastOperation) string {
-	switch {
-	case op == nil,
-		op.Type == gardencorev1beta1.LastOperationTypeCreate && op.State != gardencorev1beta1.LastOperationStateSucceeded,
-		op.Type == gardencorev1beta1.LastOperationTypeDelete,
-		op.State == gardencorev1beta1.LastOperationStateProcessing,
-		op.State == gardencorev1beta1.LastOperationStateSucceeded:
-		return ShootStatusHealthy
+// ExtensionsPending reports whether gardener-controller-manager found an extension of the
+// seed not yet installed, healthy and rolled out: then the gardenlet reports its
+// ControllerInstallations. A seed without the condition has none to report.
+func ExtensionsPending(seed *gardencorev1beta1.Seed) bool {
+	c := meta.FindStatusCondition(seed.Status.Conditions, ConditionSeedExtensionsReady)
+	return c != nil && c.Status != metav1.ConditionTrue
+}
+
+// InstalledExtension are the conditions a gardenlet reports on a ControllerInstallation of
+// its seed once the extension's chart is rendered, installed, healthy and rolled out; the
+// simulated seeds have every extension at once.
+func InstalledExtension() []GardenCondition {
+	return []GardenCondition{
+		{"Valid", controllerutils.True("RegistrationValid", "chart could be rendered successfully.")},
+		{"Installed", controllerutils.True("InstallationSuccessful", "The controller was successfully installed in the seed cluster.")},
+		{"Healthy", controllerutils.True("ControllerHealthy", "The controller running in the seed cluster is healthy.")},
+		{"Progressing", controllerutils.False("ControllerRolledOut", "The controller has been rolled out successfully.")},
 	}
-	return ShootStatusUnhealthy
 }
 
 // ManagedSeedAction is what the gardenlet of a ManagedSeed's parent seed does next.

@@ -34,43 +34,6 @@ func fromYAML(t *testing.T, doc string) *unstructured.Unstructured {
 	return u
 }
 
-func TestShootStatusLabel(t *testing.T) {
-	op := func(typ gardencorev1beta1.LastOperationType, state gardencorev1beta1.LastOperationState) *gardencorev1beta1.LastOperation {
-		return &gardencorev1beta1.LastOperation{Type: typ, State: state}
-	}
-	const (
-		create    = gardencorev1beta1.LastOperationTypeCreate
-		reconcile = gardencorev1beta1.LastOperationTypeReconcile
-		migrate   = gardencorev1beta1.LastOperationTypeMigrate
-		del       = gardencorev1beta1.LastOperationTypeDelete
-		succeeded = gardencorev1beta1.LastOperationStateSucceeded
-		failed    = gardencorev1beta1.LastOperationStateFailed
-		process   = gardencorev1beta1.LastOperationStateProcessing
-	)
-	tests := []struct {
-		name string
-		op   *gardencorev1beta1.LastOperation
-		want string
-	}{
-		{"never reconciled", nil, ShootStatusHealthy},
-		{"being created", op(create, process), ShootStatusHealthy},
-		{"created", op(create, succeeded), ShootStatusHealthy},
-		{"a failed creation is judged by lastErrors, and there are none", op(create, failed), ShootStatusHealthy},
-		{"being reconciled", op(reconcile, process), ShootStatusHealthy},
-		{"reconciled", op(reconcile, succeeded), ShootStatusHealthy},
-		{"a failed reconcile", op(reconcile, failed), ShootStatusUnhealthy},
-		{"a failed migration", op(migrate, failed), ShootStatusUnhealthy},
-		{"a reconcile that errs", op(reconcile, gardencorev1beta1.LastOperationStateError), ShootStatusUnhealthy},
-		{"being deleted", op(del, process), ShootStatusHealthy},
-		{"deleted", op(del, succeeded), ShootStatusHealthy},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ShootStatusLabel(tc.op))
-		})
-	}
-}
-
 func TestDecideManagedSeed(t *testing.T) {
 	deleted := metav1.NewTime(gardenNow)
 	ms := func(mutate ...func(*seedmanagementv1alpha1.ManagedSeed)) *seedmanagementv1alpha1.ManagedSeed {
@@ -393,4 +356,34 @@ func TestListedShoots(t *testing.T) {
 	hosted, err = view.hosted("set-2")
 	require.NoError(t, err)
 	assert.Empty(t, hosted)
+}
+
+func TestGardenTenantShoot(t *testing.T) {
+	sh := builders.MakeShoot("garden-a", "t-abc").CloudProfile("gcp").Provider("gcp", "europe-west1").Purpose(gardencorev1beta1.ShootPurposeEvaluation).
+		Toleration("dedicated", "").Labels(LabelTenant, "true").Obj()
+	u, err := GardenTenantShoot(sh)
+	require.NoError(t, err)
+	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
+	assert.Equal(t, "Shoot", u.GetKind())
+	assert.Equal(t, "garden-a", u.GetNamespace())
+	assert.Equal(t, "t-abc", u.GetName())
+	assert.Equal(t, map[string]string{LabelTenant: "true"}, u.GetLabels())
+	profile, _, _ := unstructured.NestedStringMap(u.Object, "spec", "cloudProfile")
+	assert.Equal(t, map[string]string{"kind": "CloudProfile", "name": "gcp"}, profile)
+	_, hasName, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "cloudProfileName")
+	assert.False(t, hasName, "gardener-apiserver refuses cloudProfileName from Kubernetes 1.34 on")
+	region, _, _ := unstructured.NestedString(u.Object, "spec", "region")
+	assert.Equal(t, "europe-west1", region)
+	tolerations, _, _ := unstructured.NestedSlice(u.Object, "spec", "tolerations")
+	assert.Equal(t, []any{map[string]any{"key": "dedicated"}}, tolerations)
+	_, hasStatus, _ := unstructured.NestedFieldNoCopy(u.Object, "status")
+	assert.False(t, hasStatus)
+	assert.Equal(t, "gcp", *sh.Spec.CloudProfileName, "the tenant's shoot is left as it was")
+}
+
+func TestExtensionsPending(t *testing.T) {
+	assert.False(t, ExtensionsPending(builders.MakeSeed("s").Obj()), "no condition: no extension to install")
+	assert.False(t, ExtensionsPending(builders.MakeSeed("s").Condition("ExtensionsReady", metav1.ConditionTrue).Obj()))
+	assert.True(t, ExtensionsPending(builders.MakeSeed("s").Condition("ExtensionsReady", metav1.ConditionFalse).Obj()))
+	assert.True(t, ExtensionsPending(builders.MakeSeed("s").Condition("ExtensionsReady", "Progressing").Obj()))
 }

@@ -186,7 +186,14 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 		managed[managedSeeds[i].Name] = &managedSeeds[i]
 	}
 	var errs errorList
+	var installations func() ([]unstructured.Unstructured, error)
 	if s.Garden {
+		installations = sync.OnceValues(func() ([]unstructured.Unstructured, error) {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("ControllerInstallationList"))
+			err := s.client.List(ctx, list)
+			return list.Items, err
+		})
 		// The gardenlet of each ManagedSeed's parent seed registers, or unregisters, its Seed.
 		byName := make(map[string]*gardencorev1beta1.Seed, len(seeds))
 		for i := range seeds {
@@ -226,7 +233,7 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 		}
 		backupReady := !s.faulty(seed, FaultBackup, elapsed)
 		if s.Garden {
-			if err := s.reconcileGardenSeed(ctx, seed, managed[seed.Name], heartbeat, backupReady, shoots, now); err != nil {
+			if err := s.reconcileGardenSeed(ctx, seed, managed[seed.Name], heartbeat, backupReady, shoots, installations, now); err != nil {
 				errs.add(err)
 			}
 			return

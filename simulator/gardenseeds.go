@@ -108,9 +108,11 @@ func (s *Simulator) desiredSeed(ctx context.Context, ms *seedmanagementv1alpha1.
 }
 
 // reconcileGardenSeed plays, in a garden, a seed's own gardenlet after its heartbeat:
-// Gardener's finalizer, released once a deleted seed hosts no shoots, and the seed's
-// status (GardenletReport).
-func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, heartbeat, backupReady bool, shoots shootView, now time.Time) error {
+// Gardener's finalizer, released once a deleted seed hosts no shoots, the seed's status
+// (GardenletReport), and the extensions gardener-controller-manager installs on the seed.
+// installations lists every ControllerInstallation, once a tick and only when a seed asks.
+func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, heartbeat, backupReady bool,
+	shoots shootView, installations func() ([]unstructured.Unstructured, error), now time.Time) error {
 	if seed.DeletionTimestamp != nil {
 		if !controllerutil.ContainsFinalizer(seed, GardenerFinalizer) {
 			return nil
@@ -136,13 +138,31 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 			return fmt.Errorf("adding finalizer %s to Seed %s: %w", GardenerFinalizer, seed.Name, err)
 		}
 	}
-	report := GardenletReport(seed, ms, heartbeat, backupReady)
-	if reportHolds(seed, report) {
+	if report := GardenletReport(seed, ms, heartbeat, backupReady); !reportHolds(seed, report) {
+		if err := s.writeStatus(ctx, gardencorev1beta1.GroupVersion.WithKind("Seed"), client.ObjectKeyFromObject(seed), func(u *unstructured.Unstructured) (bool, error) {
+			return ApplySeedReport(u, report, now)
+		}); err != nil {
+			return err
+		}
+	}
+	if !ExtensionsPending(seed) {
 		return nil
 	}
-	return s.writeStatus(ctx, gardencorev1beta1.GroupVersion.WithKind("Seed"), client.ObjectKeyFromObject(seed), func(u *unstructured.Unstructured) (bool, error) {
-		return ApplySeedReport(u, report, now)
-	})
+	list, err := installations()
+	if err != nil {
+		return fmt.Errorf("listing the ControllerInstallations: %w", err)
+	}
+	for i := range list {
+		if name, _, _ := unstructured.NestedString(list[i].Object, "spec", "seedRef", "name"); name != seed.Name {
+			continue
+		}
+		if err := s.writeStatus(ctx, list[i].GroupVersionKind(), client.ObjectKeyFromObject(&list[i]), func(u *unstructured.Unstructured) (bool, error) {
+			return setConditions(u, InstalledExtension(), now)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeStatus reads an object of Gardener's API whole, lets apply change its status, and

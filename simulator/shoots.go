@@ -85,17 +85,6 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 
 	finalizer := s.shootFinalizer()
 	writeMetadata := !controllerutil.ContainsFinalizer(shoot, finalizer) || transition.RemoveRetry
-	statusLabel := ""
-	if s.Garden {
-		// The label says what the status will say once this step's operation is written.
-		after := op
-		if next != nil {
-			after = next
-		}
-		if statusLabel = ShootStatusLabel(after); shoot.Labels[LabelShootStatus] != statusLabel {
-			writeMetadata = true
-		}
-	}
 	if !writeMetadata && next == nil {
 		return nil
 	}
@@ -105,16 +94,12 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 	shoot = shoot.DeepCopy()
 	defer func() { *listed = *shoot }()
 
-	// Metadata first: the finalizer, consuming the retry annotation and, in a garden,
-	// Gardener's status label.
+	// Metadata first: the finalizer, and consuming the retry annotation.
 	if writeMetadata {
 		orig := shoot.DeepCopy()
 		controllerutil.AddFinalizer(shoot, finalizer)
 		if transition.RemoveRetry {
 			delete(shoot.Annotations, seedmanagementv1alpha1.AnnotationOperation)
-		}
-		if statusLabel != "" {
-			metav1.SetMetaDataLabel(&shoot.ObjectMeta, LabelShootStatus, statusLabel)
 		}
 		if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			return fmt.Errorf("patching the metadata of shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
@@ -182,8 +167,8 @@ func (s *Simulator) operationEnd(typ gardencorev1beta1.LastOperationType, now ti
 
 // reconcileShootDeletion reports the deletion as in flight, and once the simulated
 // infrastructure is gone, lets the shoot go. In a garden the deletion is reported for the
-// shoot's generation (a deletion raises it), with Gardener's status label, and reported
-// succeeded before Gardener's finalizer goes, as gardener-apiserver requires.
+// shoot's generation (a deletion raises it), and reported succeeded before Gardener's
+// finalizer goes, as gardener-apiserver requires.
 func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
 	finalizer := s.shootFinalizer()
 	if !controllerutil.ContainsFinalizer(shoot, finalizer) {
@@ -221,7 +206,7 @@ func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencor
 }
 
 // patchDeletionStatus writes the lastOperation of a deleted shoot (a copy the caller may
-// change) and, in a garden, its observedGeneration and status label.
+// change) and, in a garden, its observedGeneration.
 func (s *Simulator) patchDeletionStatus(ctx context.Context, shoot *gardencorev1beta1.Shoot, op *gardencorev1beta1.LastOperation) error {
 	orig := shoot.DeepCopy()
 	shoot.Status.LastOperation = op
@@ -230,13 +215,6 @@ func (s *Simulator) patchDeletionStatus(ctx context.Context, shoot *gardencorev1
 	}
 	if err := s.client.Status().Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("patching the status of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
-	}
-	if label := ShootStatusLabel(op); s.Garden && shoot.Labels[LabelShootStatus] != label {
-		orig := shoot.DeepCopy()
-		metav1.SetMetaDataLabel(&shoot.ObjectMeta, LabelShootStatus, label)
-		if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return fmt.Errorf("labelling deleted shoot %s %s=%s: %w", client.ObjectKeyFromObject(shoot), LabelShootStatus, label, err)
-		}
 	}
 	return nil
 }

@@ -36,8 +36,10 @@ var (
 	setGVK         = schema.GroupVersionKind{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Kind: "ManagedSeedSet"}
 )
 
-// writeSimulatorConfig writes a configuration of the simulator without tenants, whose
-// simulated minute is a wall-clock second: a replica's shoot is created in one.
+// writeSimulatorConfig writes a configuration of the simulator whose simulated minute is a
+// wall-clock second: a replica's shoot is created in one. Two tenant shoots in the project
+// tenant live 5 to 10 simulated minutes each, and are replaced when they go; nobody binds
+// them.
 func writeSimulatorConfig(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "simulator.yaml")
@@ -46,7 +48,10 @@ kind: SimulatorConfiguration
 speed: 60
 shoots: {createDelay: 1m, deleteDelay: 30s, jitter: 0}
 gardenlets: {heartbeatInterval: 10s}
-demand: {constant: {shoots: 0}}
+demand:
+  constant: {shoots: 2}
+  projects: [tenant]
+  lifetime: {distribution: uniform, min: 5m, max: 10m}
 `), 0o600))
 	return path
 }
@@ -68,6 +73,7 @@ func TestSimulatedGardenletsServeGardenersManagedSeedSet(t *testing.T) {
 	_, err = g.StartControllerManager()
 	require.NoError(t, err)
 	startSimulator(t, g, "--config="+writeSimulatorConfig(t), "--timeline=")
+	firstTenants := tenantShoots(t, ctx, g.Client)
 
 	waitForReplicas(t, ctx, g.Client, "set-0")
 	scaleSet(t, ctx, g.Client, 3)
@@ -76,6 +82,36 @@ func TestSimulatedGardenletsServeGardenersManagedSeedSet(t *testing.T) {
 	// ordinals.
 	scaleSet(t, ctx, g.Client, 1)
 	waitForReplicas(t, ctx, g.Client, "set-2")
+
+	// The tenants deleted their first shoots when they expired, which gardener-apiserver
+	// allows only after the tenant confirmed it, and created others in their place.
+	tenants := tenantShoots(t, ctx, g.Client)
+	for _, name := range firstTenants {
+		assert.NotContains(t, tenants, name, "tenant shoot %s lived 10 simulated minutes at most", name)
+	}
+}
+
+// tenantShoots waits until the simulated tenants have their two shoots and returns their
+// names.
+func tenantShoots(t *testing.T, ctx context.Context, c client.Client) []string {
+	t.Helper()
+	var names []string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(shootGVK)
+		if err := c.List(ctx, list, client.InNamespace(tenantNamespace), client.MatchingLabels{"simulator.seedscaler.io/tenant": "true"}); err != nil {
+			return false, err
+		}
+		names = names[:0]
+		for _, shoot := range list.Items {
+			if shoot.GetDeletionTimestamp() == nil {
+				names = append(names, shoot.GetName())
+			}
+		}
+		return len(names) == 2, nil
+	})
+	require.NoError(t, err, "the tenants' shoots: %v", names)
+	return names
 }
 
 // scaleSet sets the set's replicas through its /scale subresource, as `kubectl scale` and a
