@@ -82,10 +82,10 @@ func ExtensionsPending(seed *gardencorev1beta1.Seed) bool {
 	return c != nil && c.Status != metav1.ConditionTrue
 }
 
-// InstalledExtension are the conditions a gardenlet reports on a ControllerInstallation of
-// its seed once the extension's chart is rendered, installed, healthy and rolled out; the
-// simulated seeds have every extension at once.
-func InstalledExtension() []GardenCondition {
+// InstalledExtensionConditions are the conditions a gardenlet reports on a
+// ControllerInstallation of its seed once the extension's chart is rendered, installed,
+// healthy and rolled out; the simulated seeds have every extension at once.
+func InstalledExtensionConditions() []GardenCondition {
 	return []GardenCondition{
 		{"Valid", controllerutils.True("RegistrationValid", "chart could be rendered successfully.")},
 		{"Installed", controllerutils.True("InstallationSuccessful", "The controller was successfully installed in the seed cluster.")},

@@ -157,7 +157,7 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 			continue
 		}
 		if err := s.writeStatus(ctx, list[i].GroupVersionKind(), client.ObjectKeyFromObject(&list[i]), func(u *unstructured.Unstructured) (bool, error) {
-			return setConditions(u, InstalledExtension(), now)
+			return setConditions(u, InstalledExtensionConditions(), now)
 		}); err != nil {
 			return err
 		}

@@ -67,25 +67,10 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 	}
 	due, _ := s.operationDueOf(shoot.UID)
 	transition := NextShootTransition(shoot, due, now)
-	op := shoot.Status.LastOperation
-	var next *gardencorev1beta1.LastOperation
-	switch transition.Action {
-	case ActionCreate:
-		next = processing(gardencorev1beta1.LastOperationTypeCreate, now)
-	case ActionReconcile:
-		next = processing(gardencorev1beta1.LastOperationTypeReconcile, now)
-	case ActionRetry:
-		next = processing(op.Type, now)
-	case ActionMigrate:
-		next = processing(gardencorev1beta1.LastOperationTypeMigrate, now)
-		next.Description = fmt.Sprintf("Migrating the control plane from seed %s to seed %s (simulated).", *shoot.Status.SeedName, *shoot.Spec.SeedName)
-	case ActionFinish:
-		next = s.finish(shoot, op, now)
-	}
 
 	finalizer := s.shootFinalizer()
 	writeMetadata := !controllerutil.ContainsFinalizer(shoot, finalizer) || transition.RemoveRetry
-	if !writeMetadata && next == nil {
+	if !writeMetadata && transition.Action == ActionNone {
 		return nil
 	}
 	// The listed shoot shares its fields with the cache's (Step lists without copies):
@@ -105,8 +90,23 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 			return fmt.Errorf("patching the metadata of shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
 		}
 	}
-	if next == nil {
+
+	op := shoot.Status.LastOperation
+	var next *gardencorev1beta1.LastOperation
+	switch transition.Action {
+	case ActionNone:
 		return nil
+	case ActionCreate:
+		next = processing(gardencorev1beta1.LastOperationTypeCreate, now)
+	case ActionReconcile:
+		next = processing(gardencorev1beta1.LastOperationTypeReconcile, now)
+	case ActionRetry:
+		next = processing(op.Type, now)
+	case ActionMigrate:
+		next = processing(gardencorev1beta1.LastOperationTypeMigrate, now)
+		next.Description = fmt.Sprintf("Migrating the control plane from seed %s to seed %s (simulated).", *shoot.Status.SeedName, *shoot.Spec.SeedName)
+	case ActionFinish:
+		next = s.finish(shoot, op, now)
 	}
 
 	orig := shoot.DeepCopy()
