@@ -79,7 +79,7 @@ func (s *Simulator) reconcileManagedSeed(ctx context.Context, ms *seedmanagement
 	}
 
 	if !conditionsHold(ms.Status.Conditions, decision.Conditions) || ms.Status.ObservedGeneration != ms.Generation {
-		if err := s.writeStatus(ctx, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), client.ObjectKeyFromObject(ms), func(u *unstructured.Unstructured) (bool, error) {
+		if err := s.writeStatus(ctx, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), ms, func(u *unstructured.Unstructured) (bool, error) {
 			return ApplyManagedSeedConditions(u, decision.Conditions, now)
 		}); err != nil {
 			return err
@@ -139,7 +139,7 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 		}
 	}
 	if report := GardenletReport(seed, ms, heartbeat, backupReady); !reportHolds(seed, report) {
-		if err := s.writeStatus(ctx, gardencorev1beta1.GroupVersion.WithKind("Seed"), client.ObjectKeyFromObject(seed), func(u *unstructured.Unstructured) (bool, error) {
+		if err := s.writeStatus(ctx, gardencorev1beta1.GroupVersion.WithKind("Seed"), seed, func(u *unstructured.Unstructured) (bool, error) {
 			return ApplySeedReport(u, report, now)
 		}); err != nil {
 			return err
@@ -156,7 +156,8 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 		if name, _, _ := unstructured.NestedString(list[i].Object, "spec", "seedRef", "name"); name != seed.Name {
 			continue
 		}
-		if err := s.writeStatus(ctx, list[i].GroupVersionKind(), client.ObjectKeyFromObject(&list[i]), func(u *unstructured.Unstructured) (bool, error) {
+		// The list is every seed's: the write gets a copy.
+		if err := s.writeStatus(ctx, list[i].GroupVersionKind(), list[i].DeepCopy(), func(u *unstructured.Unstructured) (bool, error) {
 			return setConditions(u, InstalledExtensionConditions(), now)
 		}); err != nil {
 			return err
@@ -168,8 +169,11 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 // writeStatus reads an object of Gardener's API whole, lets apply change its status, and
 // writes the status back when it changed: every condition and field another writer made is
 // kept, and the read's resourceVersion makes a concurrent write fail (Conflict) rather than
-// be lost; the next tick tries again.
-func (s *Simulator) writeStatus(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey, apply func(*unstructured.Unstructured) (bool, error)) error {
+// be lost; the next tick tries again. obj (of kind gvk) names the object and gets the
+// resourceVersion written, so that a later write of the caller does not conflict with this
+// one.
+func (s *Simulator) writeStatus(ctx context.Context, gvk schema.GroupVersionKind, obj client.Object, apply func(*unstructured.Unstructured) (bool, error)) error {
+	key := client.ObjectKeyFromObject(obj)
 	u := newUnstructured(gvk)
 	if err := s.client.Get(ctx, key, u); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -181,9 +185,13 @@ func (s *Simulator) writeStatus(ctx context.Context, gvk schema.GroupVersionKind
 	if err != nil || !changed {
 		return err
 	}
-	if err := s.client.Status().Update(ctx, u); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+	if err := s.client.Status().Update(ctx, u); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil
+		}
 		return fmt.Errorf("writing the status of %s %s: %w", gvk.Kind, key, err)
 	}
+	obj.SetResourceVersion(u.GetResourceVersion())
 	return nil
 }
 
