@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -23,6 +24,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Reasons of the BackupBucketsReady condition the simulated gardenlets write.
@@ -63,29 +65,75 @@ func (s *Simulator) faulty(seed *gardencorev1beta1.Seed, typ FaultType, elapsed 
 	return FaultActive(s.cfg.Faults, typ, seed.Name, elapsed) || slices.Contains(seedFaults(seed), typ)
 }
 
-// shootOperations looks up the last operation of the ManagedSeeds' shoots in a list of
-// shoots. Only the ManagedSeeds' own shoots are kept: a map of every shoot would be built and
-// thrown away each tick.
-func shootOperations(managedSeeds []seedmanagementv1alpha1.ManagedSeed, shoots []gardencorev1beta1.Shoot) func(namespace, name string) *gardencorev1beta1.LastOperation {
-	operations := make(map[types.NamespacedName]*gardencorev1beta1.LastOperation, len(managedSeeds))
+// shootView is what the gardenlets read of the shoots.
+type shootView struct {
+	// shoot returns a ManagedSeed's shoot by namespace and name; nil when it does not exist.
+	shoot func(namespace, name string) *gardencorev1beta1.Shoot
+	// hosted returns the shoots (namespace/name) a seed hosts: by spec.seedName, or by
+	// status.seedName while a control plane migrates away. Only deletions in a garden ask.
+	hosted func(seed string) ([]string, error)
+}
+
+// operation is the last operation of a ManagedSeed's shoot; nil when it has none or does
+// not exist.
+func (v shootView) operation(namespace, name string) *gardencorev1beta1.LastOperation {
+	if shoot := v.shoot(namespace, name); shoot != nil {
+		return shoot.Status.LastOperation
+	}
+	return nil
+}
+
+// listedShoots is the view of a list of shoots. Only the ManagedSeeds' own shoots are kept
+// by name, and the shoots per seed are counted only when asked: a map of every shoot would
+// be built and thrown away each tick.
+func listedShoots(managedSeeds []seedmanagementv1alpha1.ManagedSeed, shoots []gardencorev1beta1.Shoot) shootView {
+	byName := make(map[types.NamespacedName]*gardencorev1beta1.Shoot, len(managedSeeds))
 	for i := range managedSeeds {
 		if ms := &managedSeeds[i]; ms.Spec.Shoot != nil {
-			operations[types.NamespacedName{Namespace: ms.Namespace, Name: ms.Spec.Shoot.Name}] = nil
+			byName[types.NamespacedName{Namespace: ms.Namespace, Name: ms.Spec.Shoot.Name}] = nil
 		}
 	}
 	for i := range shoots {
 		key := client.ObjectKeyFromObject(&shoots[i])
-		if _, ok := operations[key]; ok {
-			operations[key] = shoots[i].Status.LastOperation
+		if _, ok := byName[key]; ok {
+			byName[key] = &shoots[i]
 		}
 	}
-	return func(namespace, name string) *gardencorev1beta1.LastOperation {
-		return operations[types.NamespacedName{Namespace: namespace, Name: name}]
+	return shootView{
+		shoot: func(namespace, name string) *gardencorev1beta1.Shoot {
+			return byName[types.NamespacedName{Namespace: namespace, Name: name}]
+		},
+		hosted: hostedOnce(func() ([]gardencorev1beta1.Shoot, error) { return shoots, nil }),
+	}
+}
+
+// hostedOnce counts the shoots of every seed from list, on the first question only.
+func hostedOnce(list func() ([]gardencorev1beta1.Shoot, error)) func(seed string) ([]string, error) {
+	var (
+		once   sync.Once
+		bySeed map[string][]string
+		err    error
+	)
+	return func(seed string) ([]string, error) {
+		once.Do(func() {
+			var shoots []gardencorev1beta1.Shoot
+			if shoots, err = list(); err != nil {
+				return
+			}
+			bySeed = map[string][]string{}
+			for i := range shoots {
+				for _, name := range usage.SeedNames(&shoots[i]) {
+					bySeed[name] = append(bySeed[name], usage.Key(&shoots[i]))
+				}
+			}
+		})
+		return bySeed[seed], err
 	}
 }
 
 // runGardenlets plays the gardenlets every tick until ctx ends, apart from the steps: it
-// reads the seeds, the ManagedSeeds and only their own shoots.
+// reads the seeds, the ManagedSeeds and only their own shoots (every shoot only when a
+// deletion in a garden needs the shoots of a seed).
 func (s *Simulator) runGardenlets(ctx context.Context) {
 	ticker := s.clock.NewTicker(s.cfg.Tick.Duration)
 	defer ticker.Stop()
@@ -107,41 +155,69 @@ func (s *Simulator) runGardenlets(ctx context.Context) {
 			log.FromContext(ctx).Error(err, "Listing the seeds for the gardenlets")
 			continue
 		}
-		operation := func(namespace, name string) *gardencorev1beta1.LastOperation {
-			shoot := &gardencorev1beta1.Shoot{}
-			if err := s.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, shoot); err != nil {
-				return nil
-			}
-			return shoot.Status.LastOperation
+		view := shootView{
+			shoot: func(namespace, name string) *gardencorev1beta1.Shoot {
+				shoot := &gardencorev1beta1.Shoot{}
+				if err := s.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, shoot); err != nil {
+					return nil
+				}
+				return shoot
+			},
+			hosted: hostedOnce(func() ([]gardencorev1beta1.Shoot, error) {
+				shoots := &gardencorev1beta1.ShootList{}
+				err := s.client.List(ctx, shoots, client.UnsafeDisableDeepCopy)
+				return shoots.Items, err
+			}),
 		}
 		now := s.clock.Now()
-		if errs := s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, operation, now, s.simulated(now.Sub(start))); len(errs) > 0 {
+		if errs := s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, view, now, s.simulated(now.Sub(start))); len(errs) > 0 {
 			log.FromContext(ctx).Error(errors.Join(errs...), "Playing the gardenlets")
 		}
 	}
 }
 
 // reconcileGardenlets renews the heartbeat Lease of every seed whose gardenlet runs and
-// reports its backup buckets, unless a fault says otherwise.
+// reports its backup buckets, unless a fault says otherwise. In a garden the gardenlets
+// also register and unregister the Seeds of ManagedSeeds and report their seeds' status.
 func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev1beta1.Seed, managedSeeds []seedmanagementv1alpha1.ManagedSeed,
-	shootOperation func(namespace, name string) *gardencorev1beta1.LastOperation, now time.Time, elapsed time.Duration) []error {
+	shoots shootView, now time.Time, elapsed time.Duration) []error {
 	managed := make(map[string]*seedmanagementv1alpha1.ManagedSeed, len(managedSeeds))
 	for i := range managedSeeds {
 		managed[managedSeeds[i].Name] = &managedSeeds[i]
+	}
+	var errs errorList
+	var installations func() ([]unstructured.Unstructured, error)
+	if s.Garden {
+		installations = sync.OnceValues(func() ([]unstructured.Unstructured, error) {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("ControllerInstallationList"))
+			err := s.client.List(ctx, list)
+			return list.Items, err
+		})
+		// The gardenlet of each ManagedSeed's parent seed registers, or unregisters, its Seed.
+		byName := make(map[string]*gardencorev1beta1.Seed, len(seeds))
+		for i := range seeds {
+			byName[seeds[i].Name] = &seeds[i]
+		}
+		s.forEach(len(managedSeeds), func(i int) {
+			if err := s.reconcileManagedSeed(ctx, &managedSeeds[i], byName[managedSeeds[i].Name], shoots, now); err != nil {
+				errs.add(err)
+			}
+		})
 	}
 
 	// A heartbeat more often than once a tick cannot be kept anyway.
 	interval := max(s.real(s.cfg.Gardenlets.HeartbeatInterval.Duration), s.cfg.Tick.Duration)
 	if err := s.ensureNamespace(ctx, LeaseNamespace); err != nil {
-		return []error{err}
+		return append(errs.errs, err)
 	}
-	var errs errorList
 	s.forEach(len(seeds), func(i int) {
 		seed := &seeds[i]
-		if !GardenletRuns(seed.Name, managed, shootOperation, *s.cfg.Gardenlets.RenewUnmanagedSeeds) {
+		if !GardenletRuns(seed.Name, managed, shoots.operation, *s.cfg.Gardenlets.RenewUnmanagedSeeds) {
 			return
 		}
-		if !s.faulty(seed, FaultHeartbeat, elapsed) {
+		heartbeat := !s.faulty(seed, FaultHeartbeat, elapsed)
+		if heartbeat {
 			s.stateMu.Lock()
 			last, ok := s.lastHeartbeat[seed.Name]
 			s.stateMu.Unlock()
@@ -155,8 +231,15 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 				}
 			}
 		}
+		backupReady := !s.faulty(seed, FaultBackup, elapsed)
+		if s.Garden {
+			if err := s.reconcileGardenSeed(ctx, seed, managed[seed.Name], heartbeat, backupReady, shoots, installations, now); err != nil {
+				errs.add(err)
+			}
+			return
+		}
 		if seed.Spec.Backup != nil {
-			if err := s.reportBackup(ctx, seed, !s.faulty(seed, FaultBackup, elapsed), now); err != nil {
+			if err := s.reportBackup(ctx, seed, backupReady, now); err != nil {
 				errs.add(err)
 			}
 		}
@@ -199,10 +282,7 @@ func (s *Simulator) renewLease(ctx context.Context, seedName string, interval ti
 // reportBackup sets the seed's BackupBucketsReady condition with a server-side apply of that
 // one condition, so no other condition or status field is touched.
 func (s *Simulator) reportBackup(ctx context.Context, seed *gardencorev1beta1.Seed, ready bool, now time.Time) error {
-	status, reason, message := metav1.ConditionTrue, ReasonBackupBucketsAvailable, "The seed's backup buckets are available (simulated)."
-	if !ready {
-		status, reason, message = metav1.ConditionFalse, ReasonBackupBucketsUnavailable, "The seed's backup buckets are unavailable (simulated fault)."
-	}
+	status, reason, message := backupCondition(ready)
 	if c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedBackupBucketsReady); c != nil && c.Status == status && c.Reason == reason {
 		return nil
 	}
@@ -224,6 +304,15 @@ func (s *Simulator) reportBackup(ctx context.Context, seed *gardencorev1beta1.Se
 	}
 	log.FromContext(ctx).Info("Seed backup buckets", "seed", klog.KObj(seed), "ready", ready)
 	return nil
+}
+
+// backupCondition is the BackupBucketsReady condition of a seed whose backup buckets are
+// ready or, under a backup fault, not.
+func backupCondition(ready bool) (metav1.ConditionStatus, string, string) {
+	if !ready {
+		return metav1.ConditionFalse, ReasonBackupBucketsUnavailable, "The seed's backup buckets are unavailable (simulated fault)."
+	}
+	return metav1.ConditionTrue, ReasonBackupBucketsAvailable, "The seed's backup buckets are available (simulated)."
 }
 
 func createNamespace(ctx context.Context, c client.Client, name string) error {

@@ -13,6 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/aggregation"
 )
 
 // Run plays the landscape against the garden cluster until the configuration's duration
@@ -48,6 +51,15 @@ func Run(ctx context.Context, o *Options) error {
 	// writes to show up late. Writes go to the apiserver.
 	sim := New(cfg, mgr.GetClient(), clock.RealClock{}, nil)
 	sim.Progress = out
+	// In a Gardener garden gardener-apiserver serves the Seed kind through the aggregation
+	// layer, and no seed controller of seedscaler runs: the gardenlets play there on
+	// Gardener's own API.
+	if sim.Garden, err = aggregation.ServedByAPIServer(ctx, mgr.GetAPIReader(), gardencorev1beta1.GroupVersion); err != nil {
+		return fmt.Errorf("finding out whether gardener-apiserver serves %s: %w", gardencorev1beta1.GroupVersion, err)
+	}
+	if sim.Garden {
+		mgr.GetLogger().Info("Playing the gardenlets on Gardener's API: gardener-apiserver serves the Seed kind", "groupVersion", gardencorev1beta1.GroupVersion.String())
+	}
 
 	// The manager (and its caches) outlives ctx until the run has taken its final sample.
 	mgrCtx, stopMgr := context.WithCancel(context.WithoutCancel(ctx))

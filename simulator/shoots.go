@@ -55,6 +55,9 @@ func (s *Simulator) reconcileShoots(ctx context.Context, shoots []gardencorev1be
 }
 
 func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
+	if s.Garden && ptr.Deref(shoot.Spec.SeedName, "") == "" {
+		return nil // a gardenlet sees only the shoots bound to its seed
+	}
 	if op := shoot.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateProcessing {
 		// An operation this simulator did not start (or started before a restart) ends a
 		// creation delay from now, so no shoot stays Processing for ever.
@@ -65,7 +68,8 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 	due, _ := s.operationDueOf(shoot.UID)
 	transition := NextShootTransition(shoot, due, now)
 
-	writeMetadata := !controllerutil.ContainsFinalizer(shoot, Finalizer) || transition.RemoveRetry
+	finalizer := s.shootFinalizer()
+	writeMetadata := !controllerutil.ContainsFinalizer(shoot, finalizer) || transition.RemoveRetry
 	if !writeMetadata && transition.Action == ActionNone {
 		return nil
 	}
@@ -78,7 +82,7 @@ func (s *Simulator) reconcileShoot(ctx context.Context, shoot *gardencorev1beta1
 	// Metadata first: the finalizer, and consuming the retry annotation.
 	if writeMetadata {
 		orig := shoot.DeepCopy()
-		controllerutil.AddFinalizer(shoot, Finalizer)
+		controllerutil.AddFinalizer(shoot, finalizer)
 		if transition.RemoveRetry {
 			delete(shoot.Annotations, seedmanagementv1alpha1.AnnotationOperation)
 		}
@@ -162,37 +166,66 @@ func (s *Simulator) operationEnd(typ gardencorev1beta1.LastOperationType, now ti
 }
 
 // reconcileShootDeletion reports the deletion as in flight, and once the simulated
-// infrastructure is gone, lets the shoot go.
+// infrastructure is gone, lets the shoot go. In a garden the deletion is reported for the
+// shoot's generation (a deletion raises it), and reported succeeded before Gardener's
+// finalizer goes, as gardener-apiserver requires.
 func (s *Simulator) reconcileShootDeletion(ctx context.Context, shoot *gardencorev1beta1.Shoot, now time.Time) error {
-	if !controllerutil.ContainsFinalizer(shoot, Finalizer) {
+	finalizer := s.shootFinalizer()
+	if !controllerutil.ContainsFinalizer(shoot, finalizer) {
 		return nil
 	}
 	due := s.deletionDueOf(shoot.UID, now)
+	op := shoot.Status.LastOperation
 	if now.Before(due) {
-		if op := shoot.Status.LastOperation; op != nil && op.Type == gardencorev1beta1.LastOperationTypeDelete {
+		if op != nil && op.Type == gardencorev1beta1.LastOperationTypeDelete {
 			return nil
 		}
 		listed := shoot // shares its fields with the cache's: change a copy, leave it in the list
 		shoot = shoot.DeepCopy()
 		defer func() { *listed = *shoot }()
-		orig := shoot.DeepCopy()
-		shoot.Status.LastOperation = processing(gardencorev1beta1.LastOperationTypeDelete, now)
-		if err := s.client.Status().Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return fmt.Errorf("patching the status of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
-		}
-		return nil
+		return s.patchDeletionStatus(ctx, shoot, processing(gardencorev1beta1.LastOperationTypeDelete, now))
 	}
 	listed := shoot // shares its fields with the cache's: change a copy, leave it in the list
 	shoot = shoot.DeepCopy()
 	defer func() { *listed = *shoot }()
+	if s.Garden && (op == nil || op.Type != gardencorev1beta1.LastOperationTypeDelete || op.State != gardencorev1beta1.LastOperationStateSucceeded) {
+		succeeded := &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationTypeDelete, State: gardencorev1beta1.LastOperationStateSucceeded,
+			Progress: 100, LastUpdateTime: metav1.NewTime(now), Description: "Delete of the shoot succeeded (simulated)."}
+		if err := s.patchDeletionStatus(ctx, shoot, succeeded); err != nil {
+			return err
+		}
+	}
 	orig := shoot.DeepCopy()
-	controllerutil.RemoveFinalizer(shoot, Finalizer)
+	controllerutil.RemoveFinalizer(shoot, finalizer)
 	if err := s.client.Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("removing the finalizer of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
 	}
 	s.forgetDeletion(shoot.UID)
 	log.FromContext(ctx).V(1).Info("Shoot deleted", "shoot", klog.KObj(shoot))
 	return nil
+}
+
+// patchDeletionStatus writes the lastOperation of a deleted shoot (a copy the caller may
+// change) and, in a garden, its observedGeneration.
+func (s *Simulator) patchDeletionStatus(ctx context.Context, shoot *gardencorev1beta1.Shoot, op *gardencorev1beta1.LastOperation) error {
+	orig := shoot.DeepCopy()
+	shoot.Status.LastOperation = op
+	if s.Garden {
+		shoot.Status.ObservedGeneration = shoot.Generation
+	}
+	if err := s.client.Status().Patch(ctx, shoot, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("patching the status of deleted shoot %s: %w", client.ObjectKeyFromObject(shoot), err)
+	}
+	return nil
+}
+
+// shootFinalizer is the finalizer the simulated infrastructure keeps on a shoot until it is
+// gone: Gardener's in a garden, the simulator's own otherwise.
+func (s *Simulator) shootFinalizer() string {
+	if s.Garden {
+		return GardenerFinalizer
+	}
+	return Finalizer
 }
 
 func processing(typ gardencorev1beta1.LastOperationType, now time.Time) *gardencorev1beta1.LastOperation {

@@ -51,6 +51,13 @@ type Simulator struct {
 
 	// Progress receives a progress line per progress interval; nil prints none.
 	Progress io.Writer
+	// Garden plays the gardenlets on Gardener's own API, for a garden whose
+	// gardener-apiserver serves Seeds, Shoots and ManagedSeeds, where no seed controller of
+	// seedscaler runs: the gardenlets register the Seeds of ManagedSeeds and report the
+	// seeds' and ManagedSeeds' status, shoots carry Gardener's finalizer and health label,
+	// and tenants confirm a deletion before they delete. Run sets it when an aggregated
+	// API server serves the Seed kind.
+	Garden bool
 
 	// State below is touched only by Step, which runs in one goroutine at a time.
 	start         time.Time
@@ -236,7 +243,7 @@ func (s *Simulator) Step(ctx context.Context) error {
 	var errs []error
 	errs = append(errs, s.reconcileShoots(ctx, shoots.Items, now)...)
 	if !s.gardenletsApart {
-		errs = append(errs, s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, shootOperations(managedSeeds.Items, shoots.Items), now, elapsed)...)
+		errs = append(errs, s.reconcileGardenlets(ctx, seeds.Items, managedSeeds.Items, listedShoots(managedSeeds.Items, shoots.Items), now, elapsed)...)
 	}
 	errs = append(errs, s.reconcileTenants(ctx, shoots.Items, desired, now)...)
 	return errors.Join(errs...)

@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,7 +136,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	errs.errs = s.retryFailedTenants(ctx, live, remove)
 	s.forEach(len(remove), func(i int) {
 		sh := remove[i]
-		if err := s.client.Delete(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
+		if err := s.deleteShoot(ctx, sh); err != nil && !apierrors.IsNotFound(err) {
 			errs.add(fmt.Errorf("deleting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
 			return
 		}
@@ -170,7 +172,7 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 	}
 	s.forEach(len(created), func(i int) {
 		sh := created[i]
-		if err := s.client.Create(ctx, sh); err != nil {
+		if err := s.createShoot(ctx, sh); err != nil {
 			if !apierrors.IsAlreadyExists(err) {
 				errs.add(fmt.Errorf("creating tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err))
 			}
@@ -182,6 +184,54 @@ func (s *Simulator) reconcileTenants(ctx context.Context, shoots []gardencorev1b
 		log.FromContext(ctx).V(1).Info("Tenant created a shoot", "shoot", klog.KObj(sh))
 	})
 	return errs.errs
+}
+
+// createShoot creates a tenant shoot; in a garden in the shape gardener-apiserver admits
+// (GardenTenantShoot).
+func (s *Simulator) createShoot(ctx context.Context, sh *gardencorev1beta1.Shoot) error {
+	if !s.Garden {
+		return s.client.Create(ctx, sh)
+	}
+	u, err := GardenTenantShoot(sh)
+	if err != nil {
+		return err
+	}
+	return s.client.Create(ctx, u)
+}
+
+// GardenTenantShoot is a tenant shoot as a tenant of a Gardener garden writes it: the cloud
+// profile named in spec.cloudProfile, since gardener-apiserver refuses spec.cloudProfileName
+// for Kubernetes 1.34 and later (its default version), which seedscaler's Shoot type does
+// not carry.
+func GardenTenantShoot(sh *gardencorev1beta1.Shoot) (*unstructured.Unstructured, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(sh)
+	if err != nil {
+		return nil, fmt.Errorf("converting tenant shoot %s: %w", client.ObjectKeyFromObject(sh), err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
+	unstructured.RemoveNestedField(u.Object, "status")
+	if name := ptr.Deref(sh.Spec.CloudProfileName, ""); name != "" {
+		unstructured.RemoveNestedField(u.Object, "spec", "cloudProfileName")
+		if err := unstructured.SetNestedStringMap(u.Object, map[string]string{"kind": "CloudProfile", "name": name}, "spec", "cloudProfile"); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// deleteShoot deletes a tenant shoot; in a garden the tenant first confirms the deletion
+// with the annotation gardener-apiserver requires.
+func (s *Simulator) deleteShoot(ctx context.Context, sh *gardencorev1beta1.Shoot) error {
+	if s.Garden && sh.Annotations[AnnotationConfirmDeletion] != "true" {
+		sh = sh.DeepCopy() // shares its fields with the cache's
+		orig := sh.DeepCopy()
+		metav1.SetMetaDataAnnotation(&sh.ObjectMeta, AnnotationConfirmDeletion, "true")
+		if err := s.client.Patch(ctx, sh, client.MergeFrom(orig)); err != nil {
+			return fmt.Errorf("confirming the deletion: %w", err)
+		}
+	}
+	return s.client.Delete(ctx, sh)
 }
 
 // retryFailedTenants asks for a retry of every tenant shoot whose last operation failed, as
@@ -263,6 +313,12 @@ func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1
 		for _, k := range pickWeighted(d.Tolerations, func(t WeightedTolerations) float64 { return t.Weight }, s.rand.Float64()).Keys {
 			shoot.Spec.Tolerations = append(shoot.Spec.Tolerations, gardencorev1beta1.Toleration{Key: k})
 		}
+	}
+	if s.Garden {
+		// A tenant of a garden sets no finalizer: the gardenlet puts Gardener's on the shoot
+		// once it is bound. Its shoot has no workers, and gardener-apiserver forbids a node
+		// network without workers.
+		shoot.Finalizers, shoot.Spec.Networking = nil, nil
 	}
 	if lifetime, ok := DrawLifetime(d.Lifetime, s.rand); ok {
 		shoot.Annotations = map[string]string{AnnotationExpiresAt: now.Add(s.real(lifetime)).UTC().Format(time.RFC3339Nano)}

@@ -125,3 +125,23 @@ func available(apiService *unstructured.Unstructured) (bool, string) {
 	}
 	return false, "no Available condition yet"
 }
+
+// ServedByAPIServer reports whether an aggregated API server serves gv, such as
+// gardener-apiserver serving core.gardener.cloud/v1beta1 in a Gardener garden: the
+// APIService of gv names a service. A group version served by CRDs has a local APIService
+// (without a service) or, before its first CRD is established, none.
+func ServedByAPIServer(ctx context.Context, c client.Reader, gv schema.GroupVersion) (bool, error) {
+	apiService := NewAPIService(APIServiceName(gv))
+	if err := c.Get(ctx, client.ObjectKey{Name: apiService.GetName()}, apiService); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading APIService %s: %w", apiService.GetName(), err)
+	}
+	return hasService(apiService), nil
+}
+
+func hasService(apiService *unstructured.Unstructured) bool {
+	service, found, _ := unstructured.NestedMap(apiService.Object, "spec", "service")
+	return found && service != nil
+}

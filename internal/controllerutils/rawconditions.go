@@ -56,17 +56,32 @@ func PatchCondition(ctx context.Context, c client.Client, obj client.Object, con
 // to the outcome (removed when o is nil), and whether anything changed. Every other entry is
 // kept as it is. The entry's lastTransitionTime moves only when its status changes. In a
 // list written in Gardener's form (entries with lastUpdateTime) the entry gets lastUpdateTime
-// and no observedGeneration, which Gardener's conditions lack; otherwise observedGeneration.
+// and no observedGeneration, which Gardener's conditions lack, and a changed entry loses its
+// codes, as Gardener's condition builder drops them when a writer reports none; otherwise
+// observedGeneration.
 func MergeRawCondition(conditions []any, conditionType string, o *Outcome, generation int64, now time.Time) ([]any, bool) {
-	stamp := metav1.NewTime(now).UTC().Format(time.RFC3339)
 	gardenerForm := false
-	index := -1
-	for i, raw := range conditions {
+	for _, raw := range conditions {
 		entry, _ := raw.(map[string]any)
 		if _, ok := entry["lastUpdateTime"]; ok {
 			gardenerForm = true
 		}
-		if entry["type"] == conditionType {
+	}
+	return mergeRawCondition(conditions, conditionType, o, generation, now, gardenerForm)
+}
+
+// MergeGardenerCondition is MergeRawCondition for a list of an object of Gardener's API,
+// whose conditions are always in Gardener's form: also the first entry of a list still
+// empty gets lastUpdateTime, not observedGeneration.
+func MergeGardenerCondition(conditions []any, conditionType string, o Outcome, now time.Time) ([]any, bool) {
+	return mergeRawCondition(conditions, conditionType, &o, 0, now, true)
+}
+
+func mergeRawCondition(conditions []any, conditionType string, o *Outcome, generation int64, now time.Time, gardenerForm bool) ([]any, bool) {
+	stamp := metav1.NewTime(now).UTC().Format(time.RFC3339)
+	index := -1
+	for i, raw := range conditions {
+		if entry, _ := raw.(map[string]any); entry["type"] == conditionType {
 			index = i
 		}
 	}
@@ -95,6 +110,7 @@ func MergeRawCondition(conditions []any, conditionType string, o *Outcome, gener
 	entry["status"], entry["reason"], entry["message"] = string(o.Status), string(o.Reason), o.Message
 	if gardenerForm {
 		entry["lastUpdateTime"] = stamp
+		delete(entry, "codes")
 	} else {
 		entry["observedGeneration"] = generation
 	}

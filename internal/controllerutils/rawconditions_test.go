@@ -84,3 +84,47 @@ func TestMergeRawCondition(t *testing.T) {
 		})
 	}
 }
+
+func TestMergeGardenerCondition(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	stamp := "2026-11-27T12:00:00Z"
+	earlier := "2026-01-01T00:00:00Z"
+	ready := True("GardenletReady", "Gardenlet is posting ready status.")
+	other := map[string]any{"type": "ExtensionsReady", "status": "True", "reason": "AllExtensionsReady", "message": "ok",
+		"lastTransitionTime": earlier, "lastUpdateTime": earlier, "codes": []any{"ERR_CONFIGURATION_PROBLEM"}}
+
+	tests := []struct {
+		name        string
+		conditions  []any
+		want        []any
+		wantChanged bool
+	}{
+		{
+			name:        "the first entry of an empty list is in Gardener's form",
+			want:        []any{map[string]any{"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "Gardenlet is posting ready status.", "lastTransitionTime": stamp, "lastUpdateTime": stamp}},
+			wantChanged: true,
+		},
+		{
+			name: "a changed entry loses its codes; another writer's keeps them",
+			conditions: []any{other, map[string]any{"type": "GardenletReady", "status": "Unknown", "reason": "StatusUnknown", "message": "Gardenlet stopped posting status updates.",
+				"lastTransitionTime": earlier, "lastUpdateTime": earlier, "codes": []any{"ERR_INFRA_UNAUTHORIZED"}}},
+			want: []any{other, map[string]any{"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "Gardenlet is posting ready status.",
+				"lastTransitionTime": stamp, "lastUpdateTime": stamp}},
+			wantChanged: true,
+		},
+		{
+			name: "the same outcome changes nothing",
+			conditions: []any{map[string]any{"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "Gardenlet is posting ready status.",
+				"lastTransitionTime": earlier, "lastUpdateTime": earlier}},
+			want: []any{map[string]any{"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "Gardenlet is posting ready status.",
+				"lastTransitionTime": earlier, "lastUpdateTime": earlier}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, changed := MergeGardenerCondition(tt.conditions, "GardenletReady", ready, now)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantChanged, changed)
+		})
+	}
+}

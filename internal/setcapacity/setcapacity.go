@@ -1,10 +1,13 @@
 // Package setcapacity answers how many shoots the seed of a new replica of a ManagedSeedSet
-// takes: the one answer the scheduler's pending-fit and the SeedAutoscaler both use.
+// takes: the one answer the scheduler's pending-fit and the SeedAutoscaler both use; and
+// what a registered seed advertises (SeedResources), the one answer of the seed controller
+// and the simulated gardenlets.
 package setcapacity
 
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -69,4 +72,36 @@ func templateShoots(set *seedmanagementv1alpha1.ManagedSeedSet, defaultShoots in
 		}
 	}
 	return Shoots{Shoots: defaultShoots, Source: fmt.Sprintf("the default of %d shoots per seed", defaultShoots)}
+}
+
+// SeedResources computes a seed's status.capacity and status.allocatable as GEP-13 says:
+// capacity is resources.capacity, allocatable is capacity minus resources.reserved per
+// resource. Every resource of defaults that the configuration lacks is added with its
+// default, so a seedTemplate (no configuration) or a gardenlet configuration without
+// shoots still gets a shoots capacity. Reserved amounts of resources without a capacity
+// are ignored (the CRD rejects them), and allocatable never goes below zero.
+func SeedResources(cfg *seedmanagementv1alpha1.ResourcesConfiguration, defaults corev1.ResourceList) (capacity, allocatable corev1.ResourceList) {
+	capacity = corev1.ResourceList{}
+	for name, q := range defaults {
+		capacity[name] = q.DeepCopy()
+	}
+	var reserved corev1.ResourceList
+	if cfg != nil {
+		for name, q := range cfg.Capacity {
+			capacity[name] = q.DeepCopy()
+		}
+		reserved = cfg.Reserved
+	}
+	allocatable = corev1.ResourceList{}
+	for name, q := range capacity {
+		a := q.DeepCopy()
+		if r, ok := reserved[name]; ok {
+			a.Sub(r)
+			if a.Sign() < 0 {
+				a = *resource.NewQuantity(0, q.Format)
+			}
+		}
+		allocatable[name] = a
+	}
+	return capacity, allocatable
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -274,7 +275,7 @@ func (r *Reconciler) applySeed(ctx context.Context, ms *seedmanagementv1alpha1.M
 // any of them changes, a succeeded Reconcile lastOperation. It leaves conditions and
 // usage to the seed lifecycle controller.
 func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, seed *gardencorev1beta1.Seed) error {
-	capacity, allocatable := SeedResources(resourcesConfiguration(ms), r.DefaultResources)
+	capacity, allocatable := setcapacity.SeedResources(resourcesConfiguration(ms), r.DefaultResources)
 	before := seed.DeepCopy()
 	changed := false
 	if !equality.Semantic.DeepEqual(seed.Status.Capacity, capacity) {

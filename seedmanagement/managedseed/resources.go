@@ -20,38 +20,6 @@ func DefaultResources() corev1.ResourceList {
 	return corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(DefaultShootCapacity, resource.DecimalSI)}
 }
 
-// SeedResources computes a seed's status.capacity and status.allocatable as GEP-13 says:
-// capacity is resources.capacity, allocatable is capacity minus resources.reserved per
-// resource. Every resource of defaults that the configuration lacks is added with its
-// default, so a seedTemplate (no configuration) or a gardenlet configuration without
-// shoots still gets a shoots capacity. Reserved amounts of resources without a capacity
-// are ignored (the CRD rejects them), and allocatable never goes below zero.
-func SeedResources(cfg *seedmanagementv1alpha1.ResourcesConfiguration, defaults corev1.ResourceList) (capacity, allocatable corev1.ResourceList) {
-	capacity = corev1.ResourceList{}
-	for name, q := range defaults {
-		capacity[name] = q.DeepCopy()
-	}
-	var reserved corev1.ResourceList
-	if cfg != nil {
-		for name, q := range cfg.Capacity {
-			capacity[name] = q.DeepCopy()
-		}
-		reserved = cfg.Reserved
-	}
-	allocatable = corev1.ResourceList{}
-	for name, q := range capacity {
-		a := q.DeepCopy()
-		if r, ok := reserved[name]; ok {
-			a.Sub(r)
-			if a.Sign() < 0 {
-				a = *resource.NewQuantity(0, q.Format)
-			}
-		}
-		allocatable[name] = a
-	}
-	return capacity, allocatable
-}
-
 // resourcesConfiguration returns the gardenlet configuration's resources, nil for a
 // seedTemplate or a configuration without them.
 func resourcesConfiguration(ms *seedmanagementv1alpha1.ManagedSeed) *seedmanagementv1alpha1.ResourcesConfiguration {

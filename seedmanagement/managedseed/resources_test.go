@@ -6,8 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 func list(kv ...string) corev1.ResourceList {
@@ -16,95 +14,6 @@ func list(kv ...string) corev1.ResourceList {
 		l[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
 	}
 	return l
-}
-
-func TestSeedResources(t *testing.T) {
-	defaults := list("shoots", "250")
-	cases := []struct {
-		name                       string
-		cfg                        *seedmanagementv1alpha1.ResourcesConfiguration
-		defaults                   corev1.ResourceList
-		wantCapacity, wantAllocate corev1.ResourceList
-	}{
-		{
-			name:         "seedTemplate: no configuration gets the defaults",
-			cfg:          nil,
-			defaults:     defaults,
-			wantCapacity: list("shoots", "250"), wantAllocate: list("shoots", "250"),
-		},
-		{
-			name:         "gardenlet config without resources gets the defaults",
-			cfg:          &seedmanagementv1alpha1.ResourcesConfiguration{},
-			defaults:     defaults,
-			wantCapacity: list("shoots", "250"), wantAllocate: list("shoots", "250"),
-		},
-		{
-			name: "the GEP's example: capacity minus reserved per resource",
-			cfg: &seedmanagementv1alpha1.ResourcesConfiguration{
-				Capacity: list("shoots", "100", "persistent-volumes", "200"),
-				Reserved: list("persistent-volumes", "3"),
-			},
-			defaults:     defaults,
-			wantCapacity: list("shoots", "100", "persistent-volumes", "200"),
-			wantAllocate: list("shoots", "100", "persistent-volumes", "197"),
-		},
-		{
-			name:         "a resource only in capacity is allocatable in full",
-			cfg:          &seedmanagementv1alpha1.ResourcesConfiguration{Capacity: list("shoots", "40", "load-balancers", "30"), Reserved: list("shoots", "2")},
-			defaults:     defaults,
-			wantCapacity: list("shoots", "40", "load-balancers", "30"),
-			wantAllocate: list("shoots", "38", "load-balancers", "30"),
-		},
-		{
-			name:         "a configuration without shoots keeps the default shoots capacity",
-			cfg:          &seedmanagementv1alpha1.ResourcesConfiguration{Capacity: list("persistent-volumes", "200")},
-			defaults:     defaults,
-			wantCapacity: list("shoots", "250", "persistent-volumes", "200"),
-			wantAllocate: list("shoots", "250", "persistent-volumes", "200"),
-		},
-		{
-			name:         "reserved beyond capacity floors at zero",
-			cfg:          &seedmanagementv1alpha1.ResourcesConfiguration{Capacity: list("shoots", "5"), Reserved: list("shoots", "8")},
-			defaults:     defaults,
-			wantCapacity: list("shoots", "5"),
-			wantAllocate: list("shoots", "0"),
-		},
-		{
-			name:         "reserved for a resource without capacity is ignored",
-			cfg:          &seedmanagementv1alpha1.ResourcesConfiguration{Capacity: list("shoots", "10"), Reserved: list("load-balancers", "1")},
-			defaults:     defaults,
-			wantCapacity: list("shoots", "10"),
-			wantAllocate: list("shoots", "10"),
-		},
-		{
-			name:         "configured defaults (--default-seed-capacity) apply as given",
-			cfg:          nil,
-			defaults:     list("shoots", "80", "persistent-volumes", "500"),
-			wantCapacity: list("shoots", "80", "persistent-volumes", "500"),
-			wantAllocate: list("shoots", "80", "persistent-volumes", "500"),
-		},
-		{
-			name:         "no defaults and no configuration: nothing to advertise",
-			cfg:          nil,
-			defaults:     nil,
-			wantCapacity: corev1.ResourceList{}, wantAllocate: corev1.ResourceList{},
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			capacity, allocatable := SeedResources(tc.cfg, tc.defaults)
-			assertResources(t, tc.wantCapacity, capacity, "capacity")
-			assertResources(t, tc.wantAllocate, allocatable, "allocatable")
-		})
-	}
-}
-
-func TestSeedResourcesLeavesItsInputsAlone(t *testing.T) {
-	defaults := list("shoots", "250")
-	cfg := &seedmanagementv1alpha1.ResourcesConfiguration{Capacity: list("shoots", "10"), Reserved: list("shoots", "1")}
-	_, _ = SeedResources(cfg, defaults)
-	assertResources(t, list("shoots", "250"), defaults, "defaults")
-	assertResources(t, list("shoots", "10"), cfg.Capacity, "capacity")
 }
 
 func assertResources(t *testing.T, want, got corev1.ResourceList, what string) {

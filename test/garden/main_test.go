@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +23,22 @@ import (
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
-// seedscaler is the binary the parts run as; built once for the package.
-var seedscaler string
+var (
+	// seedscaler is the binary the parts run as; built once for the package.
+	seedscaler string
+	// buildDir holds the builds of the package's binaries.
+	buildDir string
+)
+
+// developmentBuild is the seedscaler binary with the development subcommands (`simulate`),
+// built on first use: only the tests that run the simulator need it.
+var developmentBuild = sync.OnceValues(func() (string, error) {
+	dir := filepath.Join(buildDir, "dev")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return testenv.BuildSeedscaler(dir, testenv.Development)
+})
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "seedscaler-garden-test-")
@@ -31,6 +46,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	buildDir = dir
 	if seedscaler, err = testenv.BuildSeedscaler(dir, testenv.Shipped); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -44,7 +60,9 @@ func TestMain(m *testing.M) {
 // and stops it when the test ends; Gardener's logs are printed when the test failed.
 func startGarden(t *testing.T, ctx context.Context) *garden.Garden {
 	t.Helper()
-	g, err := garden.Start(ctx, garden.Options{LogDir: t.TempDir()})
+	// An empty CRD directory until the chart's autoscaling-crds folder exists in this
+	// branch: envtest needs one that exists.
+	g, err := garden.Start(ctx, garden.Options{LogDir: t.TempDir(), CRDDirectories: []string{t.TempDir()}})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -62,8 +80,22 @@ func startGarden(t *testing.T, ctx context.Context) *garden.Garden {
 // stops it when the test ends.
 func startPart(t *testing.T, g *garden.Garden, name string, args ...string) *process.Process {
 	t.Helper()
+	return startProcess(t, g, seedscaler, name, args...)
+}
+
+// startSimulator runs `seedscaler simulate` (a development build) against the garden, as
+// `seedscaler local` runs it, and stops it when the test ends.
+func startSimulator(t *testing.T, g *garden.Garden, args ...string) *process.Process {
+	t.Helper()
+	bin, err := developmentBuild()
+	require.NoError(t, err)
+	return startProcess(t, g, bin, "simulate", args...)
+}
+
+func startProcess(t *testing.T, g *garden.Garden, binary, name string, args ...string) *process.Process {
+	t.Helper()
 	args = append(args, "--kubeconfig="+g.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0")
-	p := process.New(name, seedscaler, g.LogDir, append([]string{name}, args...)...)
+	p := process.New(name, binary, g.LogDir, append([]string{name}, args...)...)
 	require.NoError(t, p.Start())
 	t.Cleanup(func() { p.Stop(10 * time.Second) })
 	return p
