@@ -62,7 +62,7 @@ func startGarden(t *testing.T, ctx context.Context) *garden.Garden {
 	t.Helper()
 	// An empty CRD directory until the chart's autoscaling-crds folder exists in this
 	// branch: envtest needs one that exists.
-	g, err := garden.Start(ctx, garden.Options{LogDir: t.TempDir(), CRDDirectories: []string{t.TempDir()}})
+	g, err := garden.Start(ctx, garden.Options{LogDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
