@@ -186,7 +186,6 @@ func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []stri
 	return err
 }
 
-
 // StartScheduler runs gardener-scheduler against the garden with the given candidate
 // determination strategy (SameRegion or MinimalDistance). It places every shoot whose
 // spec.schedulerName is empty or default-scheduler. The garden stops it.
