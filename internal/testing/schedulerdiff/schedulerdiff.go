@@ -8,8 +8,9 @@
 // gardener-scheduler put it (deleted and created again, bound there or left unbound) before
 // the next shoot, so one difference does not make every later one. gardener-scheduler picks
 // among the seeds with the fewest shoots in the order its cache lists them, which is no fixed
-// order: a shoot both placed on seeds of the same region with the same number of shoots is a
-// tie, which either scheduler may have chosen, and counts as agreeing.
+// order: a shoot both placed on seeds of the same region (of the same provider, for a shoot
+// of purpose testing) with the same number of shoots is a tie, which either scheduler may
+// have chosen, and counts as agreeing.
 package schedulerdiff
 
 import (
@@ -75,7 +76,8 @@ type Placement struct {
 	// reported the shoot unschedulable.
 	Gardener, Seedscaler string
 	// Tie is true when the two seeds differ but were equally good for gardener-scheduler:
-	// the same region and, before the shoot, the same number of shoots.
+	// the same region (the same provider for a shoot of purpose testing) and, before the
+	// shoot, the same number of shoots.
 	Tie bool
 }
 
@@ -236,7 +238,7 @@ func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoo
 		} else {
 			p.Seedscaler = seed
 			p.Tie = seed != p.Gardener && seed != "" && p.Gardener != "" &&
-				regions[seed] == regions[p.Gardener] && usage[seed] == usage[p.Gardener]
+				candidates(shoot, regions[seed]) == candidates(shoot, regions[p.Gardener]) && usage[seed] == usage[p.Gardener]
 			if seed != p.Gardener {
 				if err := placeAs(ctx, g.Client, shoot, shoots[i], p.Gardener); err != nil {
 					return err
@@ -251,6 +253,17 @@ func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoo
 		}
 	}
 	return nil
+}
+
+// candidates names the group of seeds among which gardener-scheduler picks the one with the
+// fewest shoots for the shoot, given a seed's provider/region: a shoot of purpose testing
+// may go to any seed of its provider, any other to the seeds of one region.
+func candidates(shoot *unstructured.Unstructured, providerRegion string) string {
+	if purpose, _, _ := unstructured.NestedString(shoot.Object, "spec", "purpose"); purpose == "testing" {
+		provider, _, _ := strings.Cut(providerRegion, "/")
+		return provider
+	}
+	return providerRegion
 }
 
 // seedRegions maps every seed of the garden to its provider type and region.
