@@ -350,7 +350,7 @@ func sameQuantities(a, b map[string]any) bool {
 }
 
 // SeedOfManagedSeed is the Seed the gardenlet of a ManagedSeed (as read, unstructured)
-// registers: named like the ManagedSeed, labelled gardener.cloud/role=seed plus the labels of
+// registers: named like the ManagedSeed, labeled gardener.cloud/role=seed plus the labels of
 // the gardenlet configuration's seedConfig, with its annotations and spec exactly, and
 // Gardener's finalizer.
 func SeedOfManagedSeed(ms *unstructured.Unstructured) (*unstructured.Unstructured, error) {

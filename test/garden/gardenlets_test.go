@@ -203,7 +203,7 @@ func shootProblems(name string, shoot *unstructured.Unstructured) []string {
 			name, state, observed, shoot.GetGeneration(), seed))
 	}
 	if health := shoot.GetLabels()["shoot.gardener.cloud/status"]; health != "healthy" {
-		problems = append(problems, fmt.Sprintf("Shoot %s is labelled shoot.gardener.cloud/status=%q, want healthy", name, health))
+		problems = append(problems, fmt.Sprintf("Shoot %s is labeled shoot.gardener.cloud/status=%q, want healthy", name, health))
 	}
 	if !slices.Contains(shoot.GetFinalizers(), "gardener") {
 		problems = append(problems, fmt.Sprintf("Shoot %s lacks Gardener's finalizer: %v", name, shoot.GetFinalizers()))
@@ -249,7 +249,7 @@ func seedProblems(name string, seed *unstructured.Unstructured) []string {
 		}
 	}
 	if role := seed.GetLabels()["gardener.cloud/role"]; role != "seed" {
-		problems = append(problems, fmt.Sprintf("Seed %s is labelled gardener.cloud/role=%q, want seed", name, role))
+		problems = append(problems, fmt.Sprintf("Seed %s is labeled gardener.cloud/role=%q, want seed", name, role))
 	}
 	return problems
 }

@@ -104,7 +104,7 @@ func cloudProfiles() []obj {
 		}
 		switch p.name {
 		case "aws":
-			// Only seeds labelled for it, of either provider: shoots of this profile may
+			// Only seeds labeled for it, of either provider: shoots of this profile may
 			// land on a gcp seed.
 			spec["seedSelector"] = obj{"matchLabels": obj{"landscape.example.com/aws-shoots": "true"}, "providerTypes": []any{"aws", "gcp"}}
 		case "azure":

@@ -303,7 +303,7 @@ func placeAs(ctx context.Context, c client.Client, shoot, document *unstructured
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 	if err != nil {
-		return fmt.Errorf("Shoot %s was not deleted: %w", key, err)
+		return fmt.Errorf("shoot %s was not deleted: %w", key, err)
 	}
 	again := document.DeepCopy()
 	if seed != "" {
@@ -361,7 +361,7 @@ func waitDecided(ctx context.Context, c client.Client, shoot *unstructured.Unstr
 		return state == "Pending" && strings.HasPrefix(strings.ToLower(description), failedToSchedule), nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("Shoot %s was neither bound nor reported unschedulable within %s: %w", key, timeout, err)
+		return "", fmt.Errorf("shoot %s was neither bound nor reported unschedulable within %s: %w", key, timeout, err)
 	}
 	return seed, nil
 }
