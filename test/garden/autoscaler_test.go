@@ -4,8 +4,6 @@ package garden
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,13 +26,7 @@ import (
 func TestSeedAutoscalerScalesGardenersManagedSeedSet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	g := startGarden(t, ctx)
-	set, err := os.ReadFile(filepath.Join("testdata", "managedseedset.yaml"))
-	require.NoError(t, err)
-	require.NoError(t, g.Apply(ctx, set))
-	_, err = g.StartControllerManager()
-	require.NoError(t, err)
-	startSimulator(t, g, "--config="+writeSimulatorConfig(t), "--timeline=")
+	g := startGardenWithSet(t, ctx)
 	startPart(t, g, "autoscaler", "--sync-period=5s")
 	waitForReplicas(t, ctx, g.Client, "set-0")
 
@@ -57,7 +49,7 @@ func TestSeedAutoscalerScalesGardenersManagedSeedSet(t *testing.T) {
 	}
 	require.NoError(t, g.Client.Create(ctx, sa))
 
-	err = wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		mss := &unstructured.Unstructured{}
 		mss.SetGroupVersionKind(setGVK)
 		if err := g.Client.Get(ctx, client.ObjectKey{Namespace: setNamespace, Name: setName}, mss); err != nil {

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seedscaler/seedscaler/internal/testing/garden"
 )
 
 const (
@@ -66,13 +68,7 @@ demand:
 func TestSimulatedGardenletsServeGardenersManagedSeedSet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
-	g := startGarden(t, ctx)
-	set, err := os.ReadFile(filepath.Join("testdata", "managedseedset.yaml"))
-	require.NoError(t, err)
-	require.NoError(t, g.Apply(ctx, set))
-	_, err = g.StartControllerManager()
-	require.NoError(t, err)
-	startSimulator(t, g, "--config="+writeSimulatorConfig(t), "--timeline=")
+	g := startGardenWithSet(t, ctx)
 	firstTenants := tenantShoots(t, ctx, g.Client)
 
 	waitForReplicas(t, ctx, g.Client, "set-0")
@@ -89,6 +85,21 @@ func TestSimulatedGardenletsServeGardenersManagedSeedSet(t *testing.T) {
 	for _, name := range firstTenants {
 		assert.NotContains(t, tenants, name, "tenant shoot %s lived 10 simulated minutes at most", name)
 	}
+}
+
+// startGardenWithSet starts a garden with Gardener's ManagedSeedSet of
+// testdata/managedseedset.yaml (one replica), gardener-controller-manager to reconcile it,
+// and the simulator playing the gardenlets and two tenant shoots.
+func startGardenWithSet(t *testing.T, ctx context.Context) *garden.Garden {
+	t.Helper()
+	g := startGarden(t, ctx)
+	set, err := os.ReadFile(filepath.Join("testdata", "managedseedset.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, g.Apply(ctx, set))
+	_, err = g.StartControllerManager()
+	require.NoError(t, err)
+	startSimulator(t, g, "--config="+writeSimulatorConfig(t), "--timeline=")
+	return g
 }
 
 // tenantShoots waits until the simulated tenants have their two shoots and returns their
