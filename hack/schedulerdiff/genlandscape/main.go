@@ -29,8 +29,8 @@ const (
 	// Gardener refuses spec.cloudProfileName from Kubernetes 1.34 on: shoots that name their
 	// profile the old way run the minor before.
 	kubernetesOld = "1.33.5"
-	timestamp        = "2026-01-01T00:00:00Z"
-	accessEU         = "eu-access-only"
+	timestamp     = "2026-01-01T00:00:00Z"
+	accessEU      = "eu-access-only"
 )
 
 type provider struct {
