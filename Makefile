@@ -202,7 +202,7 @@ bench-autoscaling: build ## Measure the autoscaler's policies on a week of deman
 	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE)) $(if $(WEEK),--week $(WEEK))
 
 # The landscape `make scheduler-diff` compares the two schedulers on, and their strategy.
-LANDSCAPE ?= examples/landscape/scheduler-diff.yaml
+LANDSCAPE ?= examples/gardener/scheduler-diff.yaml
 STRATEGY ?= SameRegion
 
 .PHONY: scheduler-diff

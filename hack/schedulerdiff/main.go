@@ -41,7 +41,7 @@ func main() {
 
 func run(ctx context.Context, landscapePath, strategy, reportRoot string, timeout time.Duration) error {
 	if landscapePath == "" {
-		return fmt.Errorf("--landscape is required: a multi-document YAML such as examples/landscape/scheduler-diff.yaml")
+		return fmt.Errorf("--landscape is required: a multi-document YAML such as examples/gardener/scheduler-diff.yaml")
 	}
 	if strategy != "SameRegion" && strategy != "MinimalDistance" {
 		return fmt.Errorf("--strategy %q: use SameRegion or MinimalDistance", strategy)

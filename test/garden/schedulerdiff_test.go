@@ -22,7 +22,7 @@ import (
 func TestSchedulerAgreesWithGardener(t *testing.T) {
 	root, err := testenv.RepositoryRoot()
 	require.NoError(t, err)
-	landscape, err := os.ReadFile(filepath.Join(root, "examples", "landscape", "scheduler-diff.yaml"))
+	landscape, err := os.ReadFile(filepath.Join(root, "examples", "gardener", "scheduler-diff.yaml"))
 	require.NoError(t, err)
 	for _, strategy := range []string{"SameRegion", "MinimalDistance"} {
 		t.Run(strategy, func(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command genlandscape writes the landscape `make scheduler-diff` compares the two schedulers
-// on (examples/landscape/scheduler-diff.yaml): CloudProfiles of three providers with their
+// on (examples/gardener/scheduler-diff.yaml): CloudProfiles of three providers with their
 // real region configs, 54 seeds and 540 workerless tenant shoots that between them meet every
 // filter both schedulers apply: cloud profile and shoot seed selectors, provider types,
 // visibility and readiness, backup, taints with and without values, capacity, zones for
@@ -7,7 +7,7 @@
 // networks, and profiles named by spec.cloudProfile, spec.cloudProfileName and a
 // NamespacedCloudProfile. The same seed gives the same file.
 //
-//	go run ./hack/schedulerdiff/genlandscape > examples/landscape/scheduler-diff.yaml
+//	go run ./hack/schedulerdiff/genlandscape > examples/gardener/scheduler-diff.yaml
 package main
 
 import (
