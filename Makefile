@@ -209,3 +209,8 @@ STRATEGY ?= SameRegion
 scheduler-diff: ## Place LANDSCAPE's shoots under gardener-scheduler and seedscaler's scheduler; report/<timestamp>/scheduler-diff.csv and the agreement.
 	$(TOOLS) envtest gardener
 	$(TEST_ENV) $(GO) run ./hack/schedulerdiff --landscape $(LANDSCAPE) --strategy $(STRATEGY)
+
+.PHONY: demo-gardener
+demo-gardener: build ## The demo's day in a real Gardener garden: gardener-apiserver, -scheduler and -controller-manager beside the parts.
+	$(TOOLS) envtest prometheus gardener
+	$(TEST_ENV) bin/seedscaler local --gardener $(DEMO_FLAGS)

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/promrunner"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/testing/garden"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
@@ -74,6 +76,11 @@ type Options struct {
 	// already (the autoscaler's --sync-period) takes the value given here. Only for the
 	// parts as processes (Start); on a cluster the chart's values carry them.
 	ExtraArgs map[string][]string
+	// Gardener runs the demo in a real garden (internal/testing/garden): gardener-apiserver
+	// serves Gardener's kinds and judges every binding, gardener-scheduler places the shoots
+	// that do not name seedscaler's scheduler, gardener-controller-manager reconciles the
+	// ManagedSeedSet, and the parts run as the chart runs them beside Gardener.
+	Gardener bool
 }
 
 // The demo landscape: the namespace, the cloud profile, a region config, the root seed,
@@ -113,6 +120,8 @@ type Stack struct {
 	prometheusURL string
 	// node is the one-node cluster the chart runs on, with --cluster.
 	node *cluster.Cluster
+	// garden is the real garden the stack runs in, with --gardener.
+	garden *garden.Garden
 }
 
 // Run runs the stack for opts.Duration, then writes the report; it logs through the logger
@@ -198,28 +207,23 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 		}
 	}()
 
-	log.Info("Starting etcd and kube-apiserver with the aggregation layer")
-	if st.Env, err = testenv.Start(testenv.Options{
-		Aggregation: true,
-		// The adapter's Service is an ExternalName for localhost: resolve it by name.
-		ExtraAPIServerArgs: map[string]string{"enable-aggregator-routing": "false"},
-	}); err != nil {
-		return st, err
-	}
-	kubeconfig, err := st.Env.KubeconfigBytes()
-	if err != nil {
-		return st, err
-	}
-	st.Kubeconfig = filepath.Join(st.WorkDir, "kubeconfig")
-	if err := os.WriteFile(st.Kubeconfig, kubeconfig, 0o600); err != nil {
-		return st, err
-	}
 	extraArgs := opts.ExtraArgs
-	if opts.Profile == ProfileFleet {
+	if opts.Gardener {
+		if err := st.startGarden(ctx); err != nil {
+			return st, err
+		}
+		extraArgs = gardenerArgs(st.Root, extraArgs)
+	} else if err := st.startKubeAPIServer(); err != nil {
+		return st, err
+	}
+	switch {
+	case opts.Gardener:
+		err = nil // the garden's landscape is in place
+	case opts.Profile == ProfileFleet:
 		log.Info("Creating the fleet", "seeds", opts.FleetSeeds)
 		err = ApplyFleetLandscape(ctx, st.Env.Client, root, opts.FleetSeeds)
 		extraArgs = fleetArgs(extraArgs)
-	} else {
+	default:
 		err = st.applyLandscape(ctx)
 	}
 	if err != nil {
@@ -248,6 +252,26 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// startKubeAPIServer starts etcd and a kube-apiserver with the aggregation layer and the
+// CRDs, and writes the stack's kubeconfig.
+func (st *Stack) startKubeAPIServer() error {
+	st.log.Info("Starting etcd and kube-apiserver with the aggregation layer")
+	var err error
+	if st.Env, err = testenv.Start(testenv.Options{
+		Aggregation: true,
+		// The adapter's Service is an ExternalName for localhost: resolve it by name.
+		ExtraAPIServerArgs: map[string]string{"enable-aggregator-routing": "false"},
+	}); err != nil {
+		return err
+	}
+	kubeconfig, err := st.Env.KubeconfigBytes()
+	if err != nil {
+		return err
+	}
+	st.Kubeconfig = filepath.Join(st.WorkDir, "kubeconfig")
+	return os.WriteFile(st.Kubeconfig, kubeconfig, 0o600)
 }
 
 func (st *Stack) applyLandscape(ctx context.Context) error {
@@ -288,6 +312,10 @@ func (st *Stack) startParts(extraArgs map[string][]string) ([]promrunner.Target,
 		{name: "set-controller", scrape: true, args: []string{"--seed-management-namespaces=" + demoNamespace}},
 		{name: "exporter", scrape: true},
 		{name: "autoscaler", scrape: true, args: []string{"--sync-period=5s"}},
+	}
+	if st.garden != nil {
+		// Gardener reconciles its own ManagedSeeds and ManagedSeedSets.
+		parts = slices.DeleteFunc(parts, func(p part) bool { return p.name == "seed-controller" || p.name == "set-controller" })
 	}
 	var targets []promrunner.Target
 	for _, p := range parts {
@@ -431,11 +459,16 @@ func (st *Stack) Stop() {
 	if st.Prometheus != nil {
 		_ = st.Prometheus.Stop()
 	}
-	if st.node != nil {
+	switch {
+	case st.node != nil:
 		if err := cluster.Down(st.node.Dir, nil); err != nil {
 			st.log.Error(err, "Tearing down the cluster")
 		}
-	} else if st.Env != nil {
+	case st.garden != nil:
+		if err := st.garden.Stop(); err != nil {
+			st.log.Error(err, "Stopping the garden")
+		}
+	case st.Env != nil:
 		_ = st.Env.Stop()
 	}
 }

@@ -1,0 +1,62 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/seedscaler/seedscaler/internal/testing/garden"
+)
+
+// gardenerLandscape is the demo's landscape in a real garden: Gardener's own objects from
+// examples/gardener/demo, in file order, then GCP's region config and the SeedAutoscaler,
+// which are the same as in the demo without Gardener.
+const gardenerLandscape = "examples/gardener/demo"
+
+// startGarden starts a real garden with gardener-scheduler and gardener-controller-manager,
+// creates the demo's landscape in it, and writes the stack's kubeconfig.
+func (st *Stack) startGarden(ctx context.Context) error {
+	st.log.Info("Starting a Gardener garden: etcd, kube-apiserver and gardener-apiserver")
+	g, err := garden.Start(ctx, garden.Options{LogDir: filepath.Join(st.WorkDir, "logs")})
+	if err != nil {
+		return err
+	}
+	st.garden, st.Env, st.Kubeconfig = g, g.Environment, g.Kubeconfig
+	files, err := filepath.Glob(filepath.Join(st.Root, gardenerLandscape, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	files = append(files,
+		filepath.Join(st.Root, "examples", "region-config", "gcp-region-config.yaml"),
+		filepath.Join(st.Root, "examples", "demo", "30-seedautoscaler.yaml"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := g.Apply(ctx, data); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	st.log.Info("Starting gardener-scheduler and gardener-controller-manager")
+	if _, err := g.StartScheduler("SameRegion"); err != nil {
+		return err
+	}
+	_, err = g.StartControllerManager()
+	return err
+}
+
+// gardenerArgs are the flags the parts take beside Gardener, as the chart's beside-Gardener
+// values give them: seedscaler's scheduler binds through shoots/binding, and only the shoots
+// that name it.
+func gardenerArgs(root string, extra map[string][]string) map[string][]string {
+	args := map[string][]string{}
+	for part, a := range extra {
+		args[part] = a
+	}
+	args["scheduler"] = append([]string{"--config=" + filepath.Join(root, "examples", "config", "scheduler-gardener.yaml")}, args["scheduler"]...)
+	return args
+}
