@@ -15,6 +15,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 // reconcileManagedSeed plays, in a garden, the gardenlet of a ManagedSeed's parent seed:
@@ -79,7 +80,7 @@ func (s *Simulator) reconcileManagedSeed(ctx context.Context, ms *seedmanagement
 	}
 
 	if !conditionsHold(ms.Status.Conditions, decision.Conditions) || ms.Status.ObservedGeneration != ms.Generation {
-		if err := s.writeStatus(ctx, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), ms, func(u *unstructured.Unstructured) (bool, error) {
+		if err := s.writeStatus(ctx, ms, func(u *unstructured.Unstructured) (bool, error) {
 			return ApplyManagedSeedConditions(u, decision.Conditions, now)
 		}); err != nil {
 			return err
@@ -139,7 +140,7 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 		}
 	}
 	if report := GardenletReport(seed, ms, heartbeat, backupReady); !reportHolds(seed, report) {
-		if err := s.writeStatus(ctx, gardencorev1beta1.GroupVersion.WithKind("Seed"), seed, func(u *unstructured.Unstructured) (bool, error) {
+		if err := s.writeStatus(ctx, seed, func(u *unstructured.Unstructured) (bool, error) {
 			return ApplySeedReport(u, report, now)
 		}); err != nil {
 			return err
@@ -157,7 +158,7 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 			continue
 		}
 		// The list is every seed's: the write gets a copy.
-		if err := s.writeStatus(ctx, list[i].GroupVersionKind(), list[i].DeepCopy(), func(u *unstructured.Unstructured) (bool, error) {
+		if err := s.writeStatus(ctx, list[i].DeepCopy(), func(u *unstructured.Unstructured) (bool, error) {
 			return setConditions(u, InstalledExtensionConditions(), now)
 		}); err != nil {
 			return err
@@ -166,33 +167,18 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 	return nil
 }
 
-// writeStatus reads an object of Gardener's API whole, lets apply change its status, and
-// writes the status back when it changed: every condition and field another writer made is
-// kept, and the read's resourceVersion makes a concurrent write fail (Conflict) rather than
-// be lost; the next tick tries again. obj (of kind gvk) names the object and gets the
+// writeStatus changes the status of obj, read raw, with apply and writes it back when it
+// changed (controllerutils.UpdateRawStatus): every condition and field another writer made
+// is kept, and a concurrent write makes this one fail with a conflict rather than be lost;
+// the next tick tries again, as it does for an object gone meanwhile. obj gets the
 // resourceVersion written, so that a later write of the caller does not conflict with this
 // one.
-func (s *Simulator) writeStatus(ctx context.Context, gvk schema.GroupVersionKind, obj client.Object, apply func(*unstructured.Unstructured) (bool, error)) error {
-	key := client.ObjectKeyFromObject(obj)
-	u := newUnstructured(gvk)
-	if err := s.client.Get(ctx, key, u); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("reading %s %s: %w", gvk.Kind, key, err)
+func (s *Simulator) writeStatus(ctx context.Context, obj client.Object, apply func(*unstructured.Unstructured) (bool, error)) error {
+	_, err := controllerutils.UpdateRawStatus(ctx, s.client, obj, apply)
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil
 	}
-	changed, err := apply(u)
-	if err != nil || !changed {
-		return err
-	}
-	if err := s.client.Status().Update(ctx, u); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of %s %s: %w", gvk.Kind, key, err)
-	}
-	obj.SetResourceVersion(u.GetResourceVersion())
-	return nil
+	return err
 }
 
 func newUnstructured(gvk schema.GroupVersionKind) *unstructured.Unstructured {

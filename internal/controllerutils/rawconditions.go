@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
@@ -17,10 +16,29 @@ import (
 // condition exactly as its writer wrote it. Seedscaler's types carry conditions as
 // metav1.Condition, but a Gardener object's carry lastUpdateTime and codes too, and a merge
 // patch of a typed list would replace the whole list, dropping what a gardenlet wrote. So
-// the list is read raw, changed in this one entry, and written back guarded by the
-// resourceVersion it was read at (a conflict means: read again). It reports whether the
+// the list is changed raw, in this one entry (UpdateRawStatus). It reports whether the
 // condition changed.
 func PatchCondition(ctx context.Context, c client.Client, obj client.Object, conditionType string, o *Outcome, generation int64, now time.Time) (bool, error) {
+	return UpdateRawStatus(ctx, c, obj, func(current *unstructured.Unstructured) (bool, error) {
+		list, _, err := unstructured.NestedSlice(current.Object, "status", "conditions")
+		if err != nil {
+			return false, fmt.Errorf("reading the conditions of %s: %w", describe(obj), err)
+		}
+		merged, changed := MergeRawCondition(list, conditionType, o, generation, now)
+		if !changed {
+			return false, nil
+		}
+		return true, unstructured.SetNestedSlice(current.Object, merged, "status", "conditions")
+	})
+}
+
+// UpdateRawStatus reads obj as the API server holds it, raw, lets change edit it, and when
+// change reports a change writes the status back, guarded by the resourceVersion it read: a
+// status written meanwhile by another writer is a conflict to retry on, never overwritten,
+// and fields seedscaler's types do not carry are kept. obj names the object (its kind from
+// the client's scheme, or its own for an unstructured object) and gets the resourceVersion
+// written. It reports whether it wrote.
+func UpdateRawStatus(ctx context.Context, c client.Client, obj client.Object, change func(*unstructured.Unstructured) (bool, error)) (bool, error) {
 	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
 	if err != nil {
 		return false, err
@@ -28,27 +46,16 @@ func PatchCondition(ctx context.Context, c client.Client, obj client.Object, con
 	current := &unstructured.Unstructured{}
 	current.SetGroupVersionKind(gvk)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
-		return false, fmt.Errorf("reading the conditions of %s: %w", describe(obj), err)
+		return false, fmt.Errorf("reading %s: %w", describe(obj), err)
 	}
-	list, _, err := unstructured.NestedSlice(current.Object, "status", "conditions")
-	if err != nil {
-		return false, fmt.Errorf("reading the conditions of %s: %w", describe(obj), err)
-	}
-	merged, changed := MergeRawCondition(list, conditionType, o, generation, now)
-	if !changed {
-		return false, nil
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"metadata": map[string]any{"resourceVersion": current.GetResourceVersion()},
-		"status":   map[string]any{"conditions": merged},
-	}}
-	data, err := patch.MarshalJSON()
-	if err != nil {
+	changed, err := change(current)
+	if err != nil || !changed {
 		return false, err
 	}
-	if err := c.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
-		return false, fmt.Errorf("writing the %s condition of %s: %w", conditionType, describe(obj), err)
+	if err := c.Status().Update(ctx, current); err != nil {
+		return false, fmt.Errorf("writing the status of %s: %w", describe(obj), err)
 	}
+	obj.SetResourceVersion(current.GetResourceVersion())
 	return true, nil
 }
 
