@@ -46,6 +46,9 @@ type observation struct {
 	shootsProtected map[string]bool
 	// set is the target when it is a ManagedSeedSet; nil otherwise.
 	set *seedmanagementv1alpha1.ManagedSeedSet
+	// parent is the seed the set's replica shoots run on, whose gardenlet configuration
+	// the replicas' gardenlets merge with; nil when not registered or not a set.
+	parent *gardencorev1beta1.Seed
 	// usage per resource: seed name to sample; a resource is missing when it failed.
 	usage map[string]map[string]sample
 	// usageErrors per resource that could not be fetched at all.
@@ -267,7 +270,7 @@ func demandOf(obs *observation, shootsTarget recommend.Target, now time.Time, ma
 	if obs.set != nil {
 		// The scheduler's answer, so that the replicas the autoscaler adds are the ones
 		// the pending shoots were counted against.
-		perSeed, err := setcapacity.NewReplicaShoots(obs.set, setcapacity.DefaultShoots)
+		perSeed, err := setcapacity.NewReplicaShoots(obs.set, obs.parent, setcapacity.DefaultShoots)
 		demand.AllocatablePerSeed, demand.AllocatableSource = float64(perSeed.Shoots), perSeed.Source
 		if err != nil {
 			demand.InvalidCapacityAnnotation = err.Error()

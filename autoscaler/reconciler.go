@@ -32,6 +32,7 @@ import (
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 )
 
 // DefaultSyncPeriod is how often every SeedAutoscaler is evaluated, as HPA's default.
@@ -341,8 +342,8 @@ func (r *Reconciler) observe(ctx context.Context, sa *autoscalingv1alpha1.SeedAu
 	return obs, nil
 }
 
-// readSet fills obs with the target ManagedSeedSet, its ManagedSeeds (those its selector
-// picks) and which of them are deleted or protected.
+// readSet fills obs with the target ManagedSeedSet, its parent seed, its ManagedSeeds
+// (those its selector picks) and which of them are deleted or protected.
 func (r *Reconciler) readSet(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, selector labels.Selector, obs *observation) error {
 	ref := sa.Spec.ScaleTargetRef
 	obs.set = &seedmanagementv1alpha1.ManagedSeedSet{}
@@ -352,6 +353,15 @@ func (r *Reconciler) readSet(ctx context.Context, sa *autoscalingv1alpha1.SeedAu
 	list := &seedmanagementv1alpha1.ManagedSeedList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(sa.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return fmt.Errorf("listing the ManagedSeeds of ManagedSeedSet %s/%s: %w", sa.Namespace, ref.Name, err)
+	}
+	if name := setcapacity.ParentSeedName(obs.set); name != "" {
+		parent := &gardencorev1beta1.Seed{}
+		switch err := r.Client.Get(ctx, client.ObjectKey{Name: name}, parent); {
+		case err == nil:
+			obs.parent = parent
+		case !apierrors.IsNotFound(err):
+			return fmt.Errorf("reading seed %s, the parent of ManagedSeedSet %s/%s's replicas: %w", name, sa.Namespace, ref.Name, err)
+		}
 	}
 	obs.managedSeeds = list.Items
 	obs.managedSeedsDeleting = map[string]bool{}

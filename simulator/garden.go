@@ -206,9 +206,10 @@ type SeedReport struct {
 // GardenletReport decides what the gardenlet of a seed reports: GardenletReady while it
 // heartbeats (after a missed heartbeat gardener-controller-manager makes it Unknown),
 // SeedSystemComponentsHealthy, BackupBucketsReady for a seed with backup, and for a seed of a
-// ManagedSeed (ms not nil) the capacity and allocatable of its gardenlet configuration, as
-// seedscaler's seed controller computes them.
-func GardenletReport(seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, heartbeat, backupReady bool) SeedReport {
+// ManagedSeed (ms not nil) the capacity and allocatable of its gardenlet configuration,
+// merged with the parent gardenlet's (parent is the seed the ManagedSeed's shoot runs on,
+// nil when unknown), as seedscaler's seed controller computes them.
+func GardenletReport(seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, parent *gardencorev1beta1.Seed, heartbeat, backupReady bool) SeedReport {
 	var r SeedReport
 	if heartbeat {
 		r.Conditions = append(r.Conditions, GardenCondition{gardencorev1beta1.SeedGardenletReady,
@@ -222,11 +223,7 @@ func GardenletReport(seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.Ma
 			controllerutils.Outcome{Status: status, Reason: controllerutils.Reason(reason), Message: message}})
 	}
 	if ms != nil {
-		var resources *seedmanagementv1alpha1.ResourcesConfiguration
-		if g := ms.Spec.Gardenlet; g != nil && g.Config != nil {
-			resources = g.Config.Resources
-		}
-		r.Capacity, r.Allocatable = setcapacity.SeedResources(resources, defaultSeedResources())
+		r.Capacity, r.Allocatable = setcapacity.SeedResources(setcapacity.GardenletResources(ms.Spec.Gardenlet, parent), defaultSeedResources())
 	}
 	return r
 }

@@ -121,24 +121,34 @@ func TestGardenletReport(t *testing.T) {
 		return out
 	}
 	t.Run("a heartbeating gardenlet of a seed without backup", func(t *testing.T) {
-		r := GardenletReport(builders.MakeSeed("s").Obj(), nil, true, true)
+		r := GardenletReport(builders.MakeSeed("s").Obj(), nil, nil, true, true)
 		assert.Equal(t, []string{"GardenletReady=True", "SeedSystemComponentsHealthy=True"}, types(r))
 		assert.Nil(t, r.Capacity, "a seed made by hand keeps the capacity someone gave it")
 		assert.Nil(t, r.Allocatable)
 	})
 	t.Run("a missed heartbeat leaves GardenletReady to gardener-controller-manager", func(t *testing.T) {
-		r := GardenletReport(builders.MakeSeed("s").Backup("gcp").Obj(), nil, false, false)
+		r := GardenletReport(builders.MakeSeed("s").Backup("gcp").Obj(), nil, nil, false, false)
 		assert.Equal(t, []string{"SeedSystemComponentsHealthy=True", "BackupBucketsReady=False"}, types(r))
 		assert.Equal(t, ReasonBackupBucketsUnavailable, string(r.Conditions[1].Reason))
 	})
 	t.Run("a ManagedSeed's seed advertises its gardenlet configuration's resources", func(t *testing.T) {
-		r := GardenletReport(builders.MakeSeed("s").Backup("gcp").Obj(), gardenletMS("10", "2"), true, true)
+		r := GardenletReport(builders.MakeSeed("s").Backup("gcp").Obj(), gardenletMS("10", "2"), nil, true, true)
 		assert.Equal(t, []string{"GardenletReady=True", "SeedSystemComponentsHealthy=True", "BackupBucketsReady=True"}, types(r))
 		assertQuantity(t, "10", r.Capacity["shoots"])
 		assertQuantity(t, "8", r.Allocatable["shoots"])
 	})
+	t.Run("what the configuration lacks comes from the parent gardenlet's seed", func(t *testing.T) {
+		parent := builders.MakeSeed("soil").Obj()
+		parent.Status.Capacity = corev1.ResourceList{"shoots": resource.MustParse("20")}
+		parent.Status.Allocatable = corev1.ResourceList{"shoots": resource.MustParse("15")}
+		r := GardenletReport(builders.MakeSeed("s").Obj(), &seedmanagementv1alpha1.ManagedSeed{
+			Spec: seedmanagementv1alpha1.ManagedSeedSpec{Gardenlet: &seedmanagementv1alpha1.Gardenlet{}},
+		}, parent, true, true)
+		assertQuantity(t, "20", r.Capacity["shoots"])
+		assertQuantity(t, "15", r.Allocatable["shoots"])
+	})
 	t.Run("without resources, the default shoots", func(t *testing.T) {
-		r := GardenletReport(builders.MakeSeed("s").Obj(), &seedmanagementv1alpha1.ManagedSeed{}, true, true)
+		r := GardenletReport(builders.MakeSeed("s").Obj(), &seedmanagementv1alpha1.ManagedSeed{}, nil, true, true)
 		assertQuantity(t, "250", r.Capacity["shoots"])
 		assertQuantity(t, "250", r.Allocatable["shoots"])
 	})
@@ -151,7 +161,7 @@ func assertQuantity(t *testing.T, want string, got resource.Quantity) {
 }
 
 func TestReportHolds(t *testing.T) {
-	report := GardenletReport(builders.MakeSeed("s").Obj(), &seedmanagementv1alpha1.ManagedSeed{}, true, true)
+	report := GardenletReport(builders.MakeSeed("s").Obj(), &seedmanagementv1alpha1.ManagedSeed{}, nil, true, true)
 	seed := func(mutate func(*gardencorev1beta1.Seed)) *gardencorev1beta1.Seed {
 		s := builders.MakeSeed("s").Obj()
 		s.Generation = 2

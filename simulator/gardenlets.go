@@ -83,6 +83,19 @@ func (v shootView) operation(namespace, name string) *gardencorev1beta1.LastOper
 	return nil
 }
 
+// parentSeed is the seed a ManagedSeed's shoot runs on, whose gardenlet deploys the
+// ManagedSeed's gardenlet; nil when ms is nil or the seed is unknown.
+func parentSeed(ms *seedmanagementv1alpha1.ManagedSeed, shoots shootView, seeds map[string]*gardencorev1beta1.Seed) *gardencorev1beta1.Seed {
+	if ms == nil || ms.Spec.Shoot == nil {
+		return nil
+	}
+	shoot := shoots.shoot(ms.Namespace, ms.Spec.Shoot.Name)
+	if shoot == nil || shoot.Spec.SeedName == nil {
+		return nil
+	}
+	return seeds[*shoot.Spec.SeedName]
+}
+
 // listedShoots is the view of a list of shoots. Only the ManagedSeeds' own shoots are kept
 // by name, and the shoots per seed are counted only when asked: a map of every shoot would
 // be built and thrown away each tick.
@@ -185,6 +198,10 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 	for i := range managedSeeds {
 		managed[managedSeeds[i].Name] = &managedSeeds[i]
 	}
+	byName := make(map[string]*gardencorev1beta1.Seed, len(seeds))
+	for i := range seeds {
+		byName[seeds[i].Name] = &seeds[i]
+	}
 	var errs errorList
 	var installations func() ([]unstructured.Unstructured, error)
 	if s.Garden {
@@ -195,10 +212,6 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 			return list.Items, err
 		})
 		// The gardenlet of each ManagedSeed's parent seed registers, or unregisters, its Seed.
-		byName := make(map[string]*gardencorev1beta1.Seed, len(seeds))
-		for i := range seeds {
-			byName[seeds[i].Name] = &seeds[i]
-		}
 		s.forEach(len(managedSeeds), func(i int) {
 			if err := s.reconcileManagedSeed(ctx, &managedSeeds[i], byName[managedSeeds[i].Name], shoots, now); err != nil {
 				errs.add(err)
@@ -233,7 +246,8 @@ func (s *Simulator) reconcileGardenlets(ctx context.Context, seeds []gardencorev
 		}
 		backupReady := !s.faulty(seed, FaultBackup, elapsed)
 		if s.Garden {
-			if err := s.reconcileGardenSeed(ctx, seed, managed[seed.Name], heartbeat, backupReady, shoots, installations, now); err != nil {
+			ms := managed[seed.Name]
+			if err := s.reconcileGardenSeed(ctx, seed, ms, parentSeed(ms, shoots, byName), heartbeat, backupReady, shoots, installations, now); err != nil {
 				errs.add(err)
 			}
 			return

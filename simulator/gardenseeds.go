@@ -110,9 +110,9 @@ func (s *Simulator) desiredSeed(ctx context.Context, ms *seedmanagementv1alpha1.
 
 // reconcileGardenSeed plays, in a garden, a seed's own gardenlet after its heartbeat:
 // Gardener's finalizer, released once a deleted seed hosts no shoots, the seed's status
-// (GardenletReport), and the extensions gardener-controller-manager installs on the seed.
+// (GardenletReport; parent is the seed of the ManagedSeed's shoot), and the extensions gardener-controller-manager installs on the seed.
 // installations lists every ControllerInstallation, once a tick and only when a seed asks.
-func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, heartbeat, backupReady bool,
+func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1beta1.Seed, ms *seedmanagementv1alpha1.ManagedSeed, parent *gardencorev1beta1.Seed, heartbeat, backupReady bool,
 	shoots shootView, installations func() ([]unstructured.Unstructured, error), now time.Time) error {
 	if seed.DeletionTimestamp != nil {
 		if !controllerutil.ContainsFinalizer(seed, GardenerFinalizer) {
@@ -139,7 +139,7 @@ func (s *Simulator) reconcileGardenSeed(ctx context.Context, seed *gardencorev1b
 			return fmt.Errorf("adding finalizer %s to Seed %s: %w", GardenerFinalizer, seed.Name, err)
 		}
 	}
-	if report := GardenletReport(seed, ms, heartbeat, backupReady); !reportHolds(seed, report) {
+	if report := GardenletReport(seed, ms, parent, heartbeat, backupReady); !reportHolds(seed, report) {
 		if err := s.writeStatus(ctx, seed, func(u *unstructured.Unstructured) (bool, error) {
 			return ApplySeedReport(u, report, now)
 		}); err != nil {

@@ -43,12 +43,14 @@ func (e *InvalidAnnotationError) Error() string {
 }
 
 // NewReplicaShoots returns the allocatable shoots of a new replica's seed: the set's
-// capacity annotation, else the template's gardenlet resources (capacity − reserved, as
-// the seed controller computes), else defaultShoots. An annotation that is not a whole
-// number of 0 or more is ignored, and returned as an *InvalidAnnotationError beside the
-// answer without it, so that every reader gives the same answer.
-func NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet, defaultShoots int64) (Shoots, error) {
-	fromTemplate := templateShoots(set, defaultShoots)
+// capacity annotation, else the template's gardenlet resources merged with the parent's
+// (GardenletResources; capacity − reserved, as the gardenlet registers the seed), else
+// defaultShoots. parent is the seed the replicas' shoots run on (ParentSeedName), nil when
+// it is not registered. An annotation that is not a whole number of 0 or more is ignored,
+// and returned as an *InvalidAnnotationError beside the answer without it, so that every
+// reader gives the same answer.
+func NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet, parent *gardencorev1beta1.Seed, defaultShoots int64) (Shoots, error) {
+	fromTemplate := templateShoots(set, parent, defaultShoots)
 	v, ok := set.Annotations[Annotation]
 	if !ok {
 		return fromTemplate, nil
@@ -61,17 +63,111 @@ func NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet, defaultShoots 
 	return Shoots{Shoots: n, Source: "annotation " + Annotation}, nil
 }
 
-func templateShoots(set *seedmanagementv1alpha1.ManagedSeedSet, defaultShoots int64) Shoots {
-	if g := set.Spec.Template.Spec.Gardenlet; g != nil && g.Config != nil && g.Config.Resources != nil {
-		if c, ok := g.Config.Resources.Capacity[gardencorev1beta1.ResourceShoots]; ok {
-			allocatable := c.Value()
-			if r, ok := g.Config.Resources.Reserved[gardencorev1beta1.ResourceShoots]; ok {
-				allocatable -= r.Value()
-			}
-			return Shoots{Shoots: max(allocatable, 0), Source: "the template's gardenlet.config.resources"}
+// Sizing sizes the new replicas of any set: the default shoots, and where the registered
+// seeds are, among which each set's parent is found.
+type Sizing struct {
+	// DefaultShoots is what a seed takes when nothing configures it.
+	DefaultShoots int64
+	// Seed returns the registered seed of a name, nil when there is none; nil when the
+	// reader knows no seeds (no parent is merged).
+	Seed func(name string) *gardencorev1beta1.Seed
+}
+
+// NewReplicaShoots is NewReplicaShoots with the set's parent seed looked up.
+func (s Sizing) NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet) (Shoots, error) {
+	var parent *gardencorev1beta1.Seed
+	if name := ParentSeedName(set); name != "" && s.Seed != nil {
+		parent = s.Seed(name)
+	}
+	return NewReplicaShoots(set, parent, s.DefaultShoots)
+}
+
+// ParentSeedName names the seed the shoots of a set's replicas run on: its gardenlet deploys
+// the replicas' gardenlets, which merge their configuration with its own.
+func ParentSeedName(set *seedmanagementv1alpha1.ManagedSeedSet) string {
+	if name := set.Spec.ShootTemplate.Spec.SeedName; name != nil {
+		return *name
+	}
+	return ""
+}
+
+func templateShoots(set *seedmanagementv1alpha1.ManagedSeedSet, parent *gardencorev1beta1.Seed, defaultShoots int64) Shoots {
+	g := set.Spec.Template.Spec.Gardenlet
+	resources := GardenletResources(g, parent)
+	if resources == nil {
+		return Shoots{Shoots: defaultShoots, Source: fmt.Sprintf("the default of %d shoots per seed", defaultShoots)}
+	}
+	c, ok := resources.Capacity[gardencorev1beta1.ResourceShoots]
+	if !ok {
+		return Shoots{Shoots: defaultShoots, Source: fmt.Sprintf("the default of %d shoots per seed", defaultShoots)}
+	}
+	allocatable := c.Value()
+	if r, ok := resources.Reserved[gardencorev1beta1.ResourceShoots]; ok {
+		allocatable -= r.Value()
+	}
+	source := "the template's gardenlet.config.resources"
+	// What the template's own configuration lacks but the answer has came from the parent.
+	own := ownResources(g)
+	fromParent := own == nil || !hasShoots(own.Capacity) || (!hasShoots(own.Reserved) && hasShoots(resources.Reserved))
+	if fromParent {
+		source = fmt.Sprintf("the template's gardenlet.config.resources merged with those of parent seed %s (mergeWithParent)", parent.Name)
+	}
+	return Shoots{Shoots: max(allocatable, 0), Source: source}
+}
+
+// GardenletResources returns the resources a gardenlet that a ManagedSeed (or a set's
+// template) deploys runs with: those of its configuration, and unless mergeWithParent is
+// false, the parent gardenlet's for each capacity and reserved amount the configuration
+// lacks, as Gardener merges a ManagedSeed's gardenlet configuration into the parent's. The
+// garden holds no gardenlet configuration, but the parent's seed shows what its gardenlet
+// runs with: status.capacity, and capacity − allocatable reserved. parent is the seed the
+// ManagedSeed's shoot runs on, nil when unknown. Nil when neither says anything.
+func GardenletResources(g *seedmanagementv1alpha1.Gardenlet, parent *gardencorev1beta1.Seed) *seedmanagementv1alpha1.ResourcesConfiguration {
+	own := ownResources(g)
+	merge := g != nil && (g.MergeWithParent == nil || *g.MergeWithParent) && parent != nil && len(parent.Status.Capacity) > 0
+	if !merge {
+		return own
+	}
+	merged := &seedmanagementv1alpha1.ResourcesConfiguration{Capacity: corev1.ResourceList{}, Reserved: corev1.ResourceList{}}
+	if own != nil {
+		for name, q := range own.Capacity {
+			merged.Capacity[name] = q.DeepCopy()
+		}
+		for name, q := range own.Reserved {
+			merged.Reserved[name] = q.DeepCopy()
 		}
 	}
-	return Shoots{Shoots: defaultShoots, Source: fmt.Sprintf("the default of %d shoots per seed", defaultShoots)}
+	for name, c := range parent.Status.Capacity {
+		if _, ok := merged.Capacity[name]; !ok {
+			merged.Capacity[name] = c.DeepCopy()
+		}
+		if _, ok := merged.Reserved[name]; ok {
+			continue
+		}
+		if a, ok := parent.Status.Allocatable[name]; ok {
+			reserved := c.DeepCopy()
+			reserved.Sub(a)
+			if reserved.Sign() > 0 {
+				merged.Reserved[name] = reserved
+			}
+		}
+	}
+	if len(merged.Reserved) == 0 {
+		merged.Reserved = nil
+	}
+	return merged
+}
+
+func ownResources(g *seedmanagementv1alpha1.Gardenlet) *seedmanagementv1alpha1.ResourcesConfiguration {
+	if g == nil || g.Config == nil {
+		return nil
+	}
+	return g.Config.Resources
+}
+
+func hasShoots(l corev1.ResourceList) bool {
+	_, ok := l[gardencorev1beta1.ResourceShoots]
+	return ok
 }
 
 // SeedResources computes a seed's status.capacity and status.allocatable as GEP-13 says:

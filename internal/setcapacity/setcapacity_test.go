@@ -59,7 +59,7 @@ func TestNewReplicaShoots(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NewReplicaShoots(tc.set, DefaultShoots)
+			got, err := NewReplicaShoots(tc.set, nil, DefaultShoots)
 			assert.Equal(t, tc.want, got.Shoots)
 			assert.Equal(t, tc.source, got.Source)
 			if tc.wantErr == "" {
@@ -69,6 +69,104 @@ func TestNewReplicaShoots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// soil is a parent seed as its gardenlet registered it: 20 shoots, 5 of them reserved.
+func soil() *gardencorev1beta1.Seed {
+	return &gardencorev1beta1.Seed{
+		ObjectMeta: metav1.ObjectMeta{Name: "soil"},
+		Status:     gardencorev1beta1.SeedStatus{Capacity: list("shoots", "20", "persistent-volumes", "100"), Allocatable: list("shoots", "15", "persistent-volumes", "100")},
+	}
+}
+
+func gardenlet(merge *bool, kv ...string) *seedmanagementv1alpha1.Gardenlet {
+	g := &seedmanagementv1alpha1.Gardenlet{MergeWithParent: merge, Config: &seedmanagementv1alpha1.GardenletConfiguration{}}
+	if len(kv) > 0 {
+		g.Config.Resources = &seedmanagementv1alpha1.ResourcesConfiguration{}
+		for i := 0; i+2 < len(kv); i += 3 {
+			q := resource.MustParse(kv[i+2])
+			switch kv[i] {
+			case "capacity":
+				if g.Config.Resources.Capacity == nil {
+					g.Config.Resources.Capacity = corev1.ResourceList{}
+				}
+				g.Config.Resources.Capacity[corev1.ResourceName(kv[i+1])] = q
+			case "reserved":
+				if g.Config.Resources.Reserved == nil {
+					g.Config.Resources.Reserved = corev1.ResourceList{}
+				}
+				g.Config.Resources.Reserved[corev1.ResourceName(kv[i+1])] = q
+			}
+		}
+	}
+	return g
+}
+
+func TestGardenletResources(t *testing.T) {
+	no := false
+	cases := []struct {
+		name                       string
+		gardenlet                  *seedmanagementv1alpha1.Gardenlet
+		parent                     *gardencorev1beta1.Seed
+		wantNil                    bool
+		wantCapacity, wantReserved corev1.ResourceList
+	}{
+		{name: "no gardenlet: a seedTemplate, nothing to merge", parent: soil(), wantNil: true},
+		{name: "no parent known: the configuration alone", gardenlet: gardenlet(nil, "capacity", "shoots", "60"), wantCapacity: list("shoots", "60")},
+		{name: "nothing configured: the parent's capacity and reserved", gardenlet: gardenlet(nil), parent: soil(),
+			wantCapacity: list("shoots", "20", "persistent-volumes", "100"), wantReserved: list("shoots", "5")},
+		{name: "the configuration's capacity wins, the parent's reserved fills in", gardenlet: gardenlet(nil, "capacity", "shoots", "60"), parent: soil(),
+			wantCapacity: list("shoots", "60", "persistent-volumes", "100"), wantReserved: list("shoots", "5")},
+		{name: "capacity and reserved configured: the parent adds only other resources", gardenlet: gardenlet(nil, "capacity", "shoots", "60", "reserved", "shoots", "10"), parent: soil(),
+			wantCapacity: list("shoots", "60", "persistent-volumes", "100"), wantReserved: list("shoots", "10")},
+		{name: "mergeWithParent false: the configuration alone", gardenlet: gardenlet(&no), parent: soil(), wantNil: true},
+		{name: "a parent without registered capacity adds nothing", gardenlet: gardenlet(nil, "capacity", "shoots", "60"), parent: &gardencorev1beta1.Seed{},
+			wantCapacity: list("shoots", "60")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := GardenletResources(tc.gardenlet, tc.parent)
+			if tc.wantNil {
+				assert.Nil(t, got)
+				return
+			}
+			if assert.NotNil(t, got) {
+				assertResources(t, tc.wantCapacity, got.Capacity, "capacity")
+				assertResources(t, tc.wantReserved, got.Reserved, "reserved")
+			}
+		})
+	}
+}
+
+func TestNewReplicaShootsMergesWithTheParent(t *testing.T) {
+	s := set(nil, "", "")
+	s.Spec.Template.Spec.SeedTemplate = nil
+	s.Spec.Template.Spec.Gardenlet = gardenlet(nil, "capacity", "shoots", "60")
+	s.Spec.ShootTemplate.Spec.SeedName = ptr("soil")
+	parent := soil()
+
+	got, err := NewReplicaShoots(s, parent, DefaultShoots)
+	assert.NoError(t, err)
+	assert.Equal(t, int64(55), got.Shoots, "60 of the template less the parent's 5 reserved")
+	assert.Equal(t, "the template's gardenlet.config.resources merged with those of parent seed soil (mergeWithParent)", got.Source)
+
+	sizing := Sizing{DefaultShoots: DefaultShoots, Seed: func(name string) *gardencorev1beta1.Seed {
+		if name == "soil" {
+			return parent
+		}
+		return nil
+	}}
+	viaSizing, err := sizing.NewReplicaShoots(s)
+	assert.NoError(t, err)
+	assert.Equal(t, got, viaSizing, "Sizing finds the parent by the shoot template's seedName")
+
+	s.Spec.Template.Spec.Gardenlet.Config.Resources.Reserved = list("shoots", "10")
+	got, _ = NewReplicaShoots(s, parent, DefaultShoots)
+	assert.Equal(t, Shoots{Shoots: 50, Source: "the template's gardenlet.config.resources"}, got, "the template says everything itself")
+
+	s.Spec.Template.Spec.Gardenlet = gardenlet(nil)
+	got, _ = NewReplicaShoots(s, nil, DefaultShoots)
+	assert.Equal(t, int64(DefaultShoots), got.Shoots, "no parent registered: the default")
 }
 
 func TestSeedResources(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 )
 
@@ -115,14 +116,14 @@ func TestTemplateSeedAllocatable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			seed, ok := TemplateSeed(c.set, 250)
+			seed, ok := TemplateSeed(c.set, setcapacity.Sizing{DefaultShoots: 250})
 			require.True(t, ok)
 			q := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]
 			assert.Equal(t, c.want, q.Value())
 			assert.Equal(t, spec.Provider, seed.Spec.Provider)
 		})
 	}
-	_, ok := TemplateSeed(noTemplate, 250)
+	_, ok := TemplateSeed(noTemplate, setcapacity.Sizing{DefaultShoots: 250})
 	assert.False(t, ok, "a template without seedTemplate or gardenlet seedConfig names no seed")
 }
 

@@ -23,10 +23,11 @@ import (
 
 // TemplateSeed is the Seed a new replica of a ManagedSeedSet would register: the spec and
 // labels of template.spec.seedTemplate or template.spec.gardenlet.config.seedConfig, ready,
-// empty, and with allocatable shoots from the set's capacity annotation (which wins, as
-// for scale from zero), else the gardenlet resources' capacity minus reserved, else
-// defaultCapacity. The second result is false when the template names no seed.
-func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) (*gardencorev1beta1.Seed, bool) {
+// empty, and with the allocatable shoots sizing gives a new replica (the set's capacity
+// annotation, which wins as for scale from zero, else the gardenlet resources' capacity
+// minus reserved, merged with the parent gardenlet's, else the default). The second result
+// is false when the template names no seed.
+func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, sizing setcapacity.Sizing) (*gardencorev1beta1.Seed, bool) {
 	spec := set.Spec.Template.Spec
 	var tmpl *gardencorev1beta1.SeedTemplate
 	switch {
@@ -49,7 +50,7 @@ func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity in
 		},
 	}
 	// An invalid capacity annotation is ignored here as in the autoscaler, which reports it.
-	allocatable, _ := setcapacity.NewReplicaShoots(set, defaultCapacity)
+	allocatable, _ := sizing.NewReplicaShoots(set)
 	seed.Status.Allocatable = corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(allocatable.Shoots, resource.DecimalSI)}
 	return seed, true
 }
@@ -58,13 +59,13 @@ func TemplateSeed(set *seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity in
 // which would take the shoot: the seed of each set's template, empty, must pass every
 // filter, and then the preferences and the strategy among those template seeds, so a shoot
 // counts only for the sets in its region (SameRegion) or nearest to it (MinimalDistance).
-func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, in *framework.Input, sets []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) ([]types.NamespacedName, error) {
+func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, in *framework.Input, sets []*seedmanagementv1alpha1.ManagedSeedSet, sizing setcapacity.Sizing) ([]types.NamespacedName, error) {
 	empty := *in
 	empty.Usage = func(*framework.SeedInfo) int { return 0 }
 	var keys []types.NamespacedName
 	var seeds []*framework.SeedInfo
 	for _, set := range sets {
-		template, ok := TemplateSeed(set, defaultCapacity)
+		template, ok := TemplateSeed(set, sizing)
 		if !ok {
 			continue
 		}
@@ -113,7 +114,7 @@ type Chosen struct {
 // waste, the set whose new seed has the fewest places (it leaves the fewest empty after the
 // shoot), then the name. Only that set's autoscaler counts the shoot, so one shoot does not
 // grow every set it fits.
-func ChooseSet(fits []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity int64) (Chosen, bool) {
+func ChooseSet(fits []*seedmanagementv1alpha1.ManagedSeedSet, sizing setcapacity.Sizing) (Chosen, bool) {
 	type candidate struct {
 		set         *seedmanagementv1alpha1.ManagedSeedSet
 		priority    int64
@@ -139,7 +140,7 @@ func ChooseSet(fits []*seedmanagementv1alpha1.ManagedSeedSet, defaultCapacity in
 				c.priority, c.hasPriority = p, true
 			}
 		}
-		shoots, _ := setcapacity.NewReplicaShoots(set, defaultCapacity)
+		shoots, _ := sizing.NewReplicaShoots(set)
 		c.places = shoots.Shoots
 		if best == nil || better(c, best) {
 			best = c

@@ -10,6 +10,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
@@ -77,13 +78,13 @@ func TestChooseSetAsksOneSetForANewSeed(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ChooseSet(tc.fits, 250)
+			got, ok := ChooseSet(tc.fits, setcapacity.Sizing{DefaultShoots: 250})
 			assert.True(t, ok)
 			assert.Equal(t, types.NamespacedName{Namespace: "garden", Name: tc.want}, got.Set)
 			assert.Equal(t, tc.why, got.Why)
 		})
 	}
-	_, ok := ChooseSet(nil, 250)
+	_, ok := ChooseSet(nil, setcapacity.Sizing{DefaultShoots: 250})
 	assert.False(t, ok, "no set fits: none is chosen")
 }
 
@@ -104,7 +105,7 @@ func TestPendingFitPrefersAsTheSchedulerDoes(t *testing.T) {
 	require.NoError(t, err)
 	strategy := plugins.Strategy{Kind: config.SameRegion}
 	fits := func(shoot *gardencorev1beta1.Shoot) []types.NamespacedName {
-		keys, err := PendingFit(profile, strategy, &framework.Input{Shoot: shoot}, sets, 250)
+		keys, err := PendingFit(profile, strategy, &framework.Input{Shoot: shoot}, sets, setcapacity.Sizing{DefaultShoots: 250})
 		require.NoError(t, err)
 		return keys
 	}

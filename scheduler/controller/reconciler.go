@@ -24,6 +24,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/setcapacity"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
@@ -323,7 +324,8 @@ func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.I
 		sets[i] = &list.Items[i]
 		byKey[types.NamespacedName{Namespace: sets[i].Namespace, Name: sets[i].Name}] = sets[i]
 	}
-	fits, err := PendingFit(r.Profile, plugins.Strategy{Kind: r.Config.Strategy}, in, sets, int64(r.Config.DefaultSeedCapacity))
+	sizing := r.replicaSizing()
+	fits, err := PendingFit(r.Profile, plugins.Strategy{Kind: r.Config.Strategy}, in, sets, sizing)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -331,13 +333,27 @@ func (r *Reconciler) pendingFit(ctx context.Context, key string, in *framework.I
 	for i, k := range fits {
 		fitting[i] = byKey[k]
 	}
-	chosen, ok := ChooseSet(fitting, int64(r.Config.DefaultSeedCapacity))
+	chosen, ok := ChooseSet(fitting, sizing)
 	if !ok {
 		r.pending.set(key, nil)
 		return fits, nil, nil
 	}
 	r.pending.set(key, []types.NamespacedName{chosen.Set})
 	return fits, &chosen, nil
+}
+
+// replicaSizing sizes new replicas from the configured default and the seeds the scheduler
+// sees, among which a set's parent seed is.
+func (r *Reconciler) replicaSizing() setcapacity.Sizing {
+	return setcapacity.Sizing{
+		DefaultShoots: int64(r.Config.DefaultSeedCapacity),
+		Seed: func(name string) *gardencorev1beta1.Seed {
+			if info, ok := r.seedSnapshot.value(name); ok {
+				return info.Seed
+			}
+			return nil
+		},
+	}
 }
 
 func joinKeys(keys []types.NamespacedName) string {

@@ -126,12 +126,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, ms *seedmanagementv1al
 		r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.False(ReasonInvalidSpec, err.Error()))
 		return reconcile.Result{}, nil
 	}
-	return r.registerSeed(ctx, ms, desired)
+	return r.registerSeed(ctx, ms, shoot, desired)
 }
 
 // registerSeed creates or updates the desired Seed and its status, and says so in the
-// SeedRegistered condition and in events.
-func (r *Reconciler) registerSeed(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, desired *gardencorev1beta1.Seed) (reconcile.Result, error) {
+// SeedRegistered condition and in events. shoot is the ManagedSeed's shoot.
+func (r *Reconciler) registerSeed(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, shoot *gardencorev1beta1.Shoot, desired *gardencorev1beta1.Seed) (reconcile.Result, error) {
 	log := logf.FromContext(ctx)
 	seed, created, updated, err := r.applySeed(ctx, ms, desired)
 	if errors.Is(err, errSeedConflict) {
@@ -154,7 +154,11 @@ func (r *Reconciler) registerSeed(ctx context.Context, ms *seedmanagementv1alpha
 		controllerutils.Event(r.Recorder, ms, seed, EventSeedUpdated, "Update", "Updated Seed %s from the ManagedSeed.", seed.Name)
 	}
 
-	if err := r.applySeedStatus(ctx, ms, seed); err != nil {
+	parent, err := r.parentSeed(ctx, shoot)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.applySeedStatus(ctx, ms, seed, parent); err != nil {
 		return reconcile.Result{}, err
 	}
 	r.setCondition(ms, seedmanagementv1alpha1.ManagedSeedSeedRegistered, controllerutils.True(ReasonSeedRegistered,
@@ -271,11 +275,28 @@ func (r *Reconciler) applySeed(ctx context.Context, ms *seedmanagementv1alpha1.M
 	return existing, false, true, nil
 }
 
+// parentSeed is the seed the ManagedSeed's shoot runs on, whose gardenlet deploys the
+// ManagedSeed's gardenlet; nil when the shoot has no seed or the seed is not registered.
+func (r *Reconciler) parentSeed(ctx context.Context, shoot *gardencorev1beta1.Shoot) (*gardencorev1beta1.Seed, error) {
+	if shoot == nil || shoot.Spec.SeedName == nil {
+		return nil, nil
+	}
+	parent := &gardencorev1beta1.Seed{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: *shoot.Spec.SeedName}, parent); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading seed %s, the parent of Shoot %s: %w", *shoot.Spec.SeedName, client.ObjectKeyFromObject(shoot), err)
+	}
+	return parent, nil
+}
+
 // applySeedStatus writes the seed's capacity, allocatable, observedGeneration and, when
-// any of them changes, a succeeded Reconcile lastOperation. It leaves conditions and
-// usage to the seed lifecycle controller.
-func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, seed *gardencorev1beta1.Seed) error {
-	capacity, allocatable := setcapacity.SeedResources(resourcesConfiguration(ms), r.DefaultResources)
+// any of them changes, a succeeded Reconcile lastOperation: the gardenlet configuration's
+// resources merged with the parent gardenlet's. It leaves conditions and usage to the seed
+// lifecycle controller.
+func (r *Reconciler) applySeedStatus(ctx context.Context, ms *seedmanagementv1alpha1.ManagedSeed, seed, parent *gardencorev1beta1.Seed) error {
+	capacity, allocatable := setcapacity.SeedResources(setcapacity.GardenletResources(ms.Spec.Gardenlet, parent), r.DefaultResources)
 	before := seed.DeepCopy()
 	changed := false
 	if !equality.Semantic.DeepEqual(seed.Status.Capacity, capacity) {

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 // DefaultShootCapacity is the shoots capacity of a seed whose ManagedSeed configures none,
@@ -18,15 +17,6 @@ const DefaultShootCapacity = 250
 // DefaultResources are the resources of a seed whose ManagedSeed configures none.
 func DefaultResources() corev1.ResourceList {
 	return corev1.ResourceList{gardencorev1beta1.ResourceShoots: *resource.NewQuantity(DefaultShootCapacity, resource.DecimalSI)}
-}
-
-// resourcesConfiguration returns the gardenlet configuration's resources, nil for a
-// seedTemplate or a configuration without them.
-func resourcesConfiguration(ms *seedmanagementv1alpha1.ManagedSeed) *seedmanagementv1alpha1.ResourcesConfiguration {
-	if g := ms.Spec.Gardenlet; g != nil && g.Config != nil {
-		return g.Config.Resources
-	}
-	return nil
 }
 
 // ParseDefaultCapacity parses the --default-seed-capacity flag: a bare quantity is the
