@@ -106,6 +106,10 @@ func TestInstallBesideGardener(t *testing.T) {
 		args: []string{"-f", beside, "--set", "scheduler.config.binding=Patch"},
 		want: []string{"takes a shoot's spec.seedName only through the shoots/binding subresource", "Set scheduler.config.binding=Subresource"},
 	}, {
+		name: "the scheduler's binding webhook",
+		args: []string{"-f", beside, "--set", "scheduler.webhook.enabled=true"},
+		want: []string{"whose admission judges every binding", "Set scheduler.webhook.enabled=false"},
+	}, {
 		name: "set controller",
 		args: []string{"-f", beside, "--set", "setController.enabled=true"},
 		want: []string{"Gardener reconciles its ManagedSeeds and ManagedSeedSets itself", "Set seedController.enabled=false and setController.enabled=false"},
