@@ -123,7 +123,9 @@ type Collector struct {
 	src          Sources
 	log          logr.Logger
 	scrapeErrors *prometheus.CounterVec
-	lastSync     atomic.Int64 // Unix nanoseconds; 0 before the first sync
+	// schedulingWaits is garden_shoot_scheduling_wait_seconds, observed by bindingHandler.
+	schedulingWaits *prometheus.HistogramVec
+	lastSync        atomic.Int64 // Unix nanoseconds; 0 before the first sync
 	// infoApart: Handler writes garden_shoot_info, so Collect leaves it out.
 	infoApart atomic.Bool
 	// noShootInfo: garden_shoot_info is not served at all (SetShootInfo).
@@ -143,6 +145,7 @@ func NewCollector(src Sources, log logr.Logger) *Collector {
 			Name: "garden_exporter_scrape_errors_total",
 			Help: "Bad data a scrape skipped, by kind.",
 		}, []string{"kind"}),
+		schedulingWaits: newSchedulingWaits(),
 	}
 	for _, kind := range errorKinds {
 		c.scrapeErrors.WithLabelValues(kind)
@@ -167,6 +170,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	c.scrapeErrors.Describe(ch)
+	c.schedulingWaits.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -193,6 +197,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(lastCacheSyncDesc, prometheus.GaugeValue, lastSync)
 	c.scrapeErrors.Collect(ch)
+	c.schedulingWaits.Collect(ch)
 }
 
 func (c *Collector) collectSeed(ch chan<- prometheus.Metric, seed *unstructured.Unstructured) {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
@@ -77,6 +78,21 @@ func (f *fixture) addShoot(shoot *gardencorev1beta1.Shoot) {
 	f.src.Shoots.Handler().OnAdd(obj, true)
 }
 
+// updateShoot feeds the Shoot informer's update from old to updated through the handlers
+// the exporter registers on it, c's binding handler included with its clock at now.
+func (f *fixture) updateShoot(c *Collector, now time.Time, old, updated *gardencorev1beta1.Shoot) {
+	transform := func(shoot *gardencorev1beta1.Shoot) any {
+		obj, err := transformShoot(toUnstructured(f.t, shoot, gardencorev1beta1.GroupVersion.WithKind("Shoot").String()))
+		require.NoError(f.t, err)
+		return obj
+	}
+	oldObj, newObj := transform(old), transform(updated)
+	require.NoError(f.t, f.shoots.Update(newObj))
+	for _, h := range []toolscache.ResourceEventHandler{usageHandler(f.src.Usage), f.src.Shoots.Handler(), c.bindingHandler(clocktesting.NewFakePassiveClock(now))} {
+		h.OnUpdate(oldObj, newObj)
+	}
+}
+
 func (f *fixture) addManagedSeed(ms *seedmanagementv1alpha1.ManagedSeed) {
 	obj, err := transformManagedSeed(toUnstructured(f.t, ms, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed").String()))
 	require.NoError(f.t, err)
@@ -98,10 +114,11 @@ func (f *fixture) addSeedAutoscaler(sa *autoscalingv1alpha1.SeedAutoscaler) {
 var syncTime = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 
 // landscape is the fixed set of objects of the unit tests: two seeds of a set, one seed
-// of nobody with bad data in it, shoots bound, migrating and unscheduled, a set and an
-// autoscaler.
+// of nobody with bad data in it, shoots bound (one of them 45 s after its creation, while
+// the exporter watched), migrating and unscheduled, a set and an autoscaler.
 func landscape(t *testing.T) *Collector {
 	f := newFixture(t)
+	c := NewCollector(f.src, logr.Discard())
 	f.addSeed(builders.MakeSeed("seed-a").Allocatable(100).Ready().
 		Labels(seedmanagementv1alpha1.LabelManagedSeedSet, "set-1", seedmanagementv1alpha1.LabelManagedSeedSetNamespace, "garden").Obj(), nil)
 	// Empty, invisible, and its allocatable shoots do not parse.
@@ -114,7 +131,12 @@ func landscape(t *testing.T) *Collector {
 	// No provider: no garden_seed_info, everything else.
 	f.addSeed(builders.MakeSeed("seed-c").Provider("", "").Allocatable(5).Obj(), nil)
 
-	f.addShoot(builders.MakeShoot("garden-p", "bound").SeedName("seed-a").Purpose(gardencorev1beta1.ShootPurposeProduction).Obj())
+	unbound := builders.MakeShoot("garden-p", "bound").Purpose(gardencorev1beta1.ShootPurposeProduction).Obj()
+	unbound.CreationTimestamp = metav1.NewTime(syncTime.Add(-45 * time.Second))
+	f.addShoot(unbound)
+	bound := unbound.DeepCopy()
+	bound.Spec.SeedName = ptr.To("seed-a")
+	f.updateShoot(c, syncTime, unbound, bound)
 	// Migrating from seed-b to seed-a: counted on both.
 	f.addShoot(builders.MakeShoot("garden-p", "migrating").SeedName("seed-a").StatusSeedName("seed-b").Obj())
 	f.addShoot(builders.MakeShoot("garden-p", "pending-1").Obj())
@@ -154,7 +176,6 @@ func landscape(t *testing.T) *Collector {
 		},
 	})
 
-	c := NewCollector(f.src, logr.Discard())
 	c.MarkSynced(syncTime)
 	return c
 }
@@ -252,6 +273,28 @@ garden_shoot_info{name="migrating",namespace="garden-p",provider="gcp",purpose="
 garden_shoot_info{name="pending-1",namespace="garden-p",provider="gcp",purpose="",region="europe-west1",seed=""} 1
 garden_shoot_info{name="pending-2",namespace="garden-q",provider="gcp",purpose="",region="europe-west1",seed=""} 1
 garden_shoot_info{name="pending-aws",namespace="garden-q",provider="aws",purpose="testing",region="eu-central-1",seed=""} 1
+# HELP garden_shoot_scheduling_wait_seconds Seconds from a shoot's creation to the update that set its spec.seedName, for shoots the exporter saw without a seed.
+# TYPE garden_shoot_scheduling_wait_seconds histogram
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="1"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="2"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="5"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="10"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="15"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="20"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="30"} 0
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="45"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="60"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="90"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="120"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="180"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="300"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="600"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="900"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="1800"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="3600"} 1
+garden_shoot_scheduling_wait_seconds_bucket{managedseedset="set-1",namespace="garden",region="europe-west1",le="+Inf"} 1
+garden_shoot_scheduling_wait_seconds_sum{managedseedset="set-1",namespace="garden",region="europe-west1"} 45
+garden_shoot_scheduling_wait_seconds_count{managedseedset="set-1",namespace="garden",region="europe-west1"} 1
 # HELP garden_shoots_unscheduled Number of shoots without spec.seedName.
 # TYPE garden_shoots_unscheduled gauge
 garden_shoots_unscheduled{provider="aws",region="eu-central-1"} 1
@@ -472,11 +515,12 @@ func TestTransformsKeepOnlyWhatIsExported(t *testing.T) {
 		Toleration("a", "").Labels("x", "y").Obj()
 	shoot.Annotations = map[string]string{"big": strings.Repeat("x", 1000)}
 	shoot.ResourceVersion = "42"
+	shoot.CreationTimestamp = metav1.NewTime(syncTime)
 	obj, err = transformShoot(toUnstructured(t, shoot, gardencorev1beta1.GroupVersion.WithKind("Shoot").String()))
 	require.NoError(t, err)
 	info := obj.(*shootInfo)
 	assert.Equal(t, &shootInfo{
-		key: "garden-p/a", name: "a", namespace: "garden-p", resourceVersion: "42",
+		key: "garden-p/a", name: "a", namespace: "garden-p", resourceVersion: "42", created: syncTime.Unix(),
 		seed: "seed-a", statusSeed: "seed-b", provider: "gcp", region: "europe-west1", purpose: "testing",
 		line: []byte(`garden_shoot_info{name="a",namespace="garden-p",provider="gcp",purpose="testing",region="europe-west1",seed="seed-a"} 1` + "\n"),
 	}, info)

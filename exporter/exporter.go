@@ -66,7 +66,7 @@ func WithoutSeedAutoscalers() Option {
 }
 
 // New sets up the informers (started by Start) and the collector over them. It logs with
-// the logger in ctx; clk stamps the last cache sync.
+// the logger in ctx; clk stamps the last cache sync and times shoots' waits for a seed.
 func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock, opts ...Option) (*Exporter, error) {
 	var o options
 	for _, opt := range opts {
@@ -117,6 +117,13 @@ func New(ctx context.Context, cfg *rest.Config, clk clock.PassiveClock, opts ...
 		}
 	}
 	e.collector = NewCollector(src, logr.FromContextOrDiscard(ctx))
+	// The factory hands out the one Shoot informer set up above. Its binding handler reads
+	// the Seed and ManagedSeed caches through the collector.
+	reg, err := e.factory.ForResource(shootsResource).Informer().AddEventHandler(e.collector.bindingHandler(clk))
+	if err != nil {
+		return nil, fmt.Errorf("adding the binding handler to the shoots informer: %w", err)
+	}
+	e.synced = append(e.synced, reg.HasSynced)
 	return e, nil
 }
 

@@ -154,7 +154,10 @@ type shootInfo struct {
 	key, name, namespace, resourceVersion string
 	// seed is spec.seedName, statusSeed status.seedName.
 	seed, statusSeed, provider, region, purpose string
-	line                                        []byte
+	// created is metadata.creationTimestamp in Unix seconds (its resolution), 0 when unset:
+	// where a shoot's wait for a seed starts (bindWait).
+	created int64
+	line    []byte
 }
 
 // GetObjectMeta lets the informer's store key the record and tell an update from a resync

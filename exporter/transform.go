@@ -20,8 +20,8 @@ import (
 // stops the whole informer.
 
 // transformShoot turns a Shoot from the dynamic informer into the exporter's record of it
-// (shootInfo): its key, name, namespace and resource version, provider type, region,
-// purpose, spec.seedName and status.seedName, and its garden_shoot_info line. The
+// (shootInfo): its key, name, namespace, resource version and creation time, provider
+// type, region, purpose, spec.seedName and status.seedName, and its garden_shoot_info line. The
 // informer's store and the shoot index hold the same record, so a shoot costs one small
 // struct and its line instead of a typed Shoot beside its series: at 100,000 shoots a typed
 // Shoot, even with six fields set, was 55 MB of the exporter's heap. Strings that repeat
@@ -43,6 +43,9 @@ func transformShoot(obj any) (any, error) {
 		purpose:         intern(nestedString(u.Object, "spec", "purpose")),
 		seed:            intern(nestedString(u.Object, "spec", "seedName")),
 		statusSeed:      intern(nestedString(u.Object, "status", "seedName")),
+	}
+	if created := u.GetCreationTimestamp(); !created.IsZero() {
+		info.created = created.Unix()
 	}
 	info.line = info.textLine()
 	return info, nil

@@ -26,7 +26,9 @@ for g in yaml.safe_load(open(RULES))["groups"]:
 
 def render(text, labels, value):
     text = re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels.get(m.group(1), ""), text)
-    return text.replace("{{ $value | humanizePercentage }}", value).replace("{{ $value }}", value)
+    for template in ("{{ $value | humanizePercentage }}", "{{ $value | humanize }}", "{{ $value }}"):
+        text = text.replace(template, value)
+    return text
 
 def alert(name, labels, value=""):
     r = rules[name]
@@ -320,6 +322,94 @@ case("an occasional conflict, and a gardenlet's managedseed controller failing, 
      reconciles("seed-controller", "managedseed", "0+0.2x40", "0+20x40") +
      reconciles("seed-controller", "managedseed", "0+5x40", "0x40", job="gardenlet"),
      [at("30m", "ControllerReconcileErrors")])
+
+# --- Service level of shoots waiting for a seed ------------------------------------------
+
+WAIT = "garden_shoot_scheduling_wait_seconds"
+
+def counter(phases):
+    """A counter's values that grows, for each phase (minutes, increase per minute), by the
+    increase every minute of the phase; the first phase starts at 0 at minute 0."""
+    tokens, value = [], 0
+    for i, (minutes, per_minute) in enumerate(phases):
+        if i == 0:
+            tokens.append("0+%gx%d" % (per_minute, minutes))
+            value = per_minute * minutes
+        else:
+            tokens.append("%g+%gx%d" % (value + per_minute, per_minute, minutes - 1))
+            value += per_minute * minutes
+    return " ".join(tokens)
+
+def waits(phases, set_="soil", region="europe-west1"):
+    """The wait histogram of the shoots bound to one set's seeds in one region, as every
+    exporter replica serves it, with le as Prometheus 3 stores it ("60.0"): for each phase
+    (minutes, binds per minute, of which late per minute), a late shoot waited between 60 s
+    and 600 s, half of the others under 45 s. le="600.0" makes sure the threshold's bucket is
+    matched exactly."""
+    own = {"managedseedset": set_, "region": region}
+    if set_:
+        own["namespace"] = "garden"
+    good = [(m, binds - late) for m, binds, late in phases]
+    every = [(m, binds) for m, binds, _ in phases]
+    series = []
+    for le, per in (("45.0", [(m, g / 2) for m, g in good]), ("60.0", good), ("600.0", every), ("+Inf", every)):
+        series += exporter(WAIT + "_bucket", dict(own, le=le), counter(per))
+    return series + exporter(WAIT + "_count", own, counter(every))
+
+def rounded(record, value, to):
+    """A check of a recorded series, rounded to `to`."""
+    return {"expr": "round(%s, %g)" % (record, to), "eval_time": None, "exp_samples": [{"labels": "{}", "value": value}]}
+
+def slo_case(name, series, checks, at_time=None, records=()):
+    tests.append({"name": name, "interval": "1m", "input_series": series, "alert_rule_test": checks,
+                  "promql_expr_test": [dict(r, eval_time=at_time) for r in records]})
+
+SLO = "seedscaler:shoot_scheduling_"
+FAST, SLOW = "ShootSchedulingBudgetBurnFast", "ShootSchedulingBudgetBurnSlow"
+
+# Two sets' seeds take 20 shoots a minute between them, 6 of them late: 30% of the shoots
+# wait longer than 60 s, 30 times the 1% the objective allows.
+slo_case("a fast burn pages, and opens a ticket once it lasts",
+         waits([(70, 10, 4)]) + waits([(70, 10, 2)], set_="", region="us-east-1"),
+         [at("70m", FAST, alert(FAST, {}, "30")), at("70m", SLOW, alert(SLOW, {}, "30"))],
+         "70m", [rounded(SLO + "objective:ratio", 0.99, 0.01),
+                 rounded(SLO + "waits:rate5m", round(20 / 60, 4), 0.0001),
+                 rounded(SLO + "sli:ratio_rate5m", 0.7, 0.001),
+                 rounded(SLO + "sli:ratio_rate1h", 0.7, 0.001),
+                 rounded(SLO + "burn_rate:ratio_rate1h", 30, 0.1),
+                 rounded(SLO + "burn_rate:ratio_rate1d", 30, 0.1)])
+# Each pair of windows pages on its own: a steep burn of 25 minutes after five healthy
+# hours through the hour's (40% late in 25 of the 59 minutes between the hour's first and
+# last sample: a burn rate of 16.95), a burn of 10 through the six hours'.
+slo_case("a short steep burn pages through the hour's window",
+         waits([(300, 20, 0), (25, 20, 8)]),
+         [at("325m", FAST, alert(FAST, {}, "16.95"))],
+         "325m", [rounded(SLO + "burn_rate:ratio_rate6h", 3.1, 0.1)])
+slo_case("a lasting burn below 14.4 pages through the six hours' window",
+         waits([(130, 20, 2)]),
+         [at("130m", FAST, alert(FAST, {}, "10"))],
+         "130m", [rounded(SLO + "burn_rate:ratio_rate1h", 10, 0.1)])
+# 5% late: the budget burns 5 times too fast, below both paging rates.
+slo_case("a slow burn opens a ticket and pages nobody",
+         waits([(130, 20, 1)]),
+         [at("130m", FAST), at("130m", SLOW, alert(SLOW, {}, "5"))])
+# 2% late: only the 3d and 6h windows' rate of 1 is crossed.
+slo_case("a burn only the three days' window sees opens a ticket",
+         waits([(130, 20, 0.4)]),
+         [at("130m", FAST), at("130m", SLOW, alert(SLOW, {}, "2"))])
+# 0.5% late: half the budget spent.
+slo_case("a garden within its objective fires nothing and has half its budget left",
+         waits([(130, 20, 0.1)]),
+         [at("130m", FAST), at("130m", SLOW)],
+         "130m", [rounded(SLO + "sli:ratio_rate28d", 0.995, 0.001),
+                  rounded(SLO + "error_budget_remaining:ratio_rate28d", 0.5, 0.01)])
+# 40% late for an hour, then none for half an hour: the hour still burns 20 times too fast,
+# but the short windows say the burn stopped, so the page resolves; the ticket stays.
+slo_case("the page resolves once the burn stops, the ticket stays",
+         waits([(60, 20, 8), (30, 20, 0)]),
+         [at("60m", FAST, alert(FAST, {}, "40")), at("90m", FAST), at("90m", SLOW, alert(SLOW, {}, "26.67"))],
+         "90m", [rounded(SLO + "burn_rate:ratio_rate1h", 20, 1),
+                 rounded(SLO + "burn_rate:ratio_rate30m", 0, 0.1)])
 
 # --- Recording rules ---------------------------------------------------------------------
 

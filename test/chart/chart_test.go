@@ -122,6 +122,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"environment variable without a name", []string{"adapter.extraEnv[0].value=100"}, "/adapter/extraEnv/0': missing property 'name'"},
 		{"environment value that is no string", []string{"adapter.extraEnv[0].name=GOGC", "adapter.extraEnv[0].value=100"}, "/adapter/extraEnv/0/value"},
 		{"monitoring switch of the wrong kind", []string{"monitoring.serviceMonitors=maybe"}, "/monitoring/serviceMonitors"},
+		{"objective of 100%", []string{"monitoring.shootSchedulingSLO.objective=1"}, "/monitoring/shootSchedulingSLO/objective"},
+		{"objective that is no share", []string{"monitoring.shootSchedulingSLO.objective=99%"}, "/monitoring/shootSchedulingSLO/objective"},
+		{"threshold between the wait buckets", []string{"monitoring.shootSchedulingSLO.thresholdSeconds=100"}, "/monitoring/shootSchedulingSLO/thresholdSeconds"},
 		{"uninstall hook timeout that is no duration", []string{"uninstall.hook.timeout=soon"}, "/uninstall/hook/timeout"},
 		{"misspelled uninstall hook key", []string{"uninstall.hook.enable=false"}, "additional properties 'enable' not allowed"},
 	}

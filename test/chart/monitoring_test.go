@@ -4,6 +4,8 @@ package chart
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/seedscaler/seedscaler/internal/manifest"
 )
@@ -96,4 +99,77 @@ func TestNotesWarnWhenServiceMonitorsCarryNoReleaseLabel(t *testing.T) {
 	assert.Contains(t, notes("--set", "monitoring.serviceMonitors=true"), "--set monitoring.labels.release=")
 	assert.NotContains(t, notes("--set", "monitoring.serviceMonitors=true", "--set", "monitoring.labels.release=kps"), "WARNING")
 	assert.NotContains(t, notes("--set", "monitoring.serviceMonitors=false"), "WARNING")
+}
+
+// The chart ships alerts/seedscaler.rules.yaml as it is, with the service level of shoots
+// waiting for a seed that monitoring.shootSchedulingSLO sets: by default unchanged, else
+// with the recorded objective and the bucket every SLI reads replaced, in the PrometheusRule
+// and in the plain ConfigMap alike. The objective may come from --set, which keeps decimals
+// as strings.
+func TestRulesCarryTheServiceLevelTheValuesSet(t *testing.T) {
+	source, err := os.ReadFile(filepath.Join(chartDir(t), "files", "alerts", "seedscaler.rules.yaml"))
+	require.NoError(t, err)
+
+	// rendered returns the rules of the PrometheusRule and of the ConfigMap.
+	rendered := func(set ...string) (prometheusRule, configMap map[string]any) {
+		args := []string{"--set", "monitoring.prometheusRule=true"}
+		for _, s := range set {
+			args = append(args, "--set", s)
+		}
+		for _, o := range render(t, args...) {
+			switch o.GetKind() {
+			case "PrometheusRule":
+				prometheusRule = o.Object["spec"].(map[string]any)
+			case "ConfigMap":
+				if text, ok, _ := unstructured.NestedString(o.Object, "data", "seedscaler.rules.yaml"); ok {
+					require.NoError(t, yaml.Unmarshal([]byte(text), &configMap))
+				}
+			}
+		}
+		require.NotNil(t, prometheusRule, "no PrometheusRule")
+		require.NotNil(t, configMap, "no rules ConfigMap")
+		return prometheusRule, configMap
+	}
+	// exprs returns the expressions of the group seedscaler.slo by the record or alert.
+	exprs := func(rules map[string]any) map[string]string {
+		out := map[string]string{}
+		for _, g := range rules["groups"].([]any) {
+			group := g.(map[string]any)
+			if group["name"] != "seedscaler.slo" {
+				continue
+			}
+			for _, r := range group["rules"].([]any) {
+				rule := r.(map[string]any)
+				name, _ := rule["record"].(string)
+				if name == "" {
+					name, _ = rule["alert"].(string)
+				}
+				out[name] = rule["expr"].(string)
+			}
+		}
+		require.NotEmpty(t, out, "no group seedscaler.slo")
+		return out
+	}
+
+	var want map[string]any
+	require.NoError(t, yaml.Unmarshal(source, &want))
+	prometheusRule, configMap := rendered()
+	assert.Equal(t, want, prometheusRule, "by default the PrometheusRule holds the rules as they are")
+	assert.Equal(t, want, configMap, "by default the ConfigMap holds the rules as they are")
+
+	prometheusRule, configMap = rendered("monitoring.shootSchedulingSLO.objective=0.995", "monitoring.shootSchedulingSLO.thresholdSeconds=120")
+	assert.Equal(t, prometheusRule, configMap, "the PrometheusRule and the ConfigMap hold the same rules")
+	defaults, changed := exprs(want), exprs(prometheusRule)
+	assert.Equal(t, "vector(0.995)", changed["seedscaler:shoot_scheduling_objective:ratio"])
+	sli := 0
+	for name, expr := range changed {
+		assert.NotContains(t, expr, `"60(`, "%s still reads the bucket of 60 s", name)
+		if strings.Contains(defaults[name], `le=~"60(\\.0)?"`) {
+			sli++
+			assert.Equal(t, strings.ReplaceAll(defaults[name], `le=~"60(\\.0)?"`, `le=~"120(\\.0)?"`), expr, "%s", name)
+		} else if name != "seedscaler:shoot_scheduling_objective:ratio" {
+			assert.Equal(t, defaults[name], expr, "%s reads neither the objective nor the threshold", name)
+		}
+	}
+	assert.Equal(t, 7, sli, "the 5m rate within the threshold and the SLIs of the six longer windows read the threshold's bucket")
 }

@@ -33,6 +33,24 @@ app.kubernetes.io/component: {{ .name }}
 - --logging-format={{ .Values.logging.format }}
 {{- end -}}
 
+{{/*
+The rules of files/alerts/seedscaler.rules.yaml with the service level of shoots waiting for
+a seed that monitoring.shootSchedulingSLO sets: the objective replaces the recorded
+objective's vector(0.99), the threshold the bucket le="60" every SLI reads (matched as "60"
+and "60.0"). The rules file writes both exactly so; should it stop, rendering fails rather
+than ship an objective nobody set.
+*/}}
+{{- define "seedscaler.rules" -}}
+{{- $rules := .Files.Get "files/alerts/seedscaler.rules.yaml" -}}
+{{- $slo := .Values.monitoring.shootSchedulingSLO -}}
+{{- $objective := `vector(0.99)` -}}
+{{- $threshold := `le=~"60(\\.0)?"` -}}
+{{- if not (and (contains $objective $rules) (contains $threshold $rules)) -}}
+{{- fail (printf "files/alerts/seedscaler.rules.yaml must hold %s and %s, which monitoring.shootSchedulingSLO replaces" $objective $threshold) -}}
+{{- end -}}
+{{- $rules | replace $objective (printf "vector(%v)" $slo.objective) | replace $threshold (printf `le=~"%v(\\.0)?"` $slo.thresholdSeconds) -}}
+{{- end -}}
+
 {{/* Whether the cluster serves the Prometheus operator's kinds, or a value forces them. */}}
 {{- define "seedscaler.monitoringEnabled" -}}
 {{- $v := toString .value -}}
