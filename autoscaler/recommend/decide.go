@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
@@ -86,6 +87,29 @@ func Pause(d Decision, replicas int32, active controllerutils.Outcome) Decision 
 	d.AbleToScale = controllerutils.True(ReasonReadyForNewScale, "the target's scale can be read")
 	d.ScalingActive = active
 	d.ScalingLimited = controllerutils.False(ReasonDesiredWithinRange, "paused: no limit applies")
+	return d
+}
+
+// HoldDirections keeps a decision from moving the target in a paused direction (KEDA's
+// paused-scale-in and paused-scale-out): the replicas stay where they are and
+// ScalingLimited says what the decision wanted. Metrics, recommendations and failures stay
+// as decided, so that the windows know the demand when the direction resumes.
+func HoldDirections(d Decision, current int32, paused PausedDirections) Decision {
+	wanted := d.DesiredReplicas
+	var reason controllerutils.Reason
+	var direction, annotation string
+	switch {
+	case wanted < current && paused.ScaleIn:
+		reason, direction, annotation = ReasonScaleInPaused, "scale-in", v1alpha1.AnnotationPausedScaleIn
+	case wanted > current && paused.ScaleOut:
+		reason, direction, annotation = ReasonScaleOutPaused, "scale-out", v1alpha1.AnnotationPausedScaleOut
+	default:
+		return d
+	}
+	message := fmt.Sprintf("the autoscaler wants %d replicas, but %s is paused by the annotation %s: holding at %d", wanted, direction, annotation, current)
+	d.DesiredReplicas = current
+	d.Reason = message + " (" + d.Reason + ")"
+	d.ScalingLimited = controllerutils.True(reason, message)
 	return d
 }
 

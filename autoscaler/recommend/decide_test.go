@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -410,4 +413,47 @@ func TestDecideBootstrappingSeedsAreNoMetricFailure(t *testing.T) {
 		assert.Equal(t, int32(3), a.in.CurrentReplicas, "the fallback applies once the metric failed for 5m")
 		assert.Equal(t, ReasonFallbackActive, d.ScalingActive.Reason)
 	})
+}
+
+func TestHoldDirections(t *testing.T) {
+	// A decision that wants to move from 4 replicas to the given number.
+	wants := func(replicas int32) Decision {
+		return Decision{
+			DesiredReplicas: replicas, Reason: "resource/shoots is 90% of target 50%",
+			Recommendations: []Recommendation{{At: t0, Replicas: replicas}},
+			ScalingLimited:  controllerutils.False(ReasonDesiredWithinRange, "within range"),
+		}
+	}
+	in, out, both := PausedDirections{ScaleIn: true}, PausedDirections{ScaleOut: true}, PausedDirections{ScaleIn: true, ScaleOut: true}
+	tests := []struct {
+		name        string
+		wanted      int32
+		paused      PausedDirections
+		wantDesired int32
+		wantLimited controllerutils.Reason
+	}{
+		{"nothing paused, scale-in", 2, PausedDirections{}, 2, ReasonDesiredWithinRange},
+		{"nothing paused, scale-out", 6, PausedDirections{}, 6, ReasonDesiredWithinRange},
+		{"scale-in paused holds a scale-in", 2, in, 4, ReasonScaleInPaused},
+		{"scale-in paused lets a scale-out through", 6, in, 6, ReasonDesiredWithinRange},
+		{"scale-out paused holds a scale-out", 6, out, 4, ReasonScaleOutPaused},
+		{"scale-out paused lets a scale-in through", 2, out, 2, ReasonDesiredWithinRange},
+		{"both paused hold a scale-in", 2, both, 4, ReasonScaleInPaused},
+		{"both paused hold a scale-out", 6, both, 4, ReasonScaleOutPaused},
+		{"both paused, nothing to hold", 4, both, 4, ReasonDesiredWithinRange},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := HoldDirections(wants(tt.wanted), 4, tt.paused)
+			assert.Equal(t, tt.wantDesired, d.DesiredReplicas)
+			assert.Equal(t, tt.wantLimited, d.ScalingLimited.Reason)
+			assert.Equal(t, []Recommendation{{At: t0, Replicas: tt.wanted}}, d.Recommendations, "the recommendation is recorded as decided")
+			if tt.wantLimited != ReasonDesiredWithinRange {
+				assert.True(t, d.ScalingLimited.IsTrue())
+				assert.Contains(t, d.ScalingLimited.Message, fmt.Sprintf("the autoscaler wants %d replicas", tt.wanted))
+				assert.Contains(t, d.ScalingLimited.Message, "holding at 4")
+				assert.Contains(t, d.Reason, "resource/shoots is 90% of target 50%", "what drove the decision stays in its reason")
+			}
+		})
+	}
 }

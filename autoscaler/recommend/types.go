@@ -189,10 +189,25 @@ const (
 	ReasonScaleDownLimit       controllerutils.Reason = "ScaleDownLimit"
 	ReasonTooFewRemovableSeeds controllerutils.Reason = "TooFewRemovableSeeds"
 
+	// ScalingLimited, and DirectionPaused True
+	ReasonScaleInPaused  controllerutils.Reason = "ScaleInPaused"
+	ReasonScaleOutPaused controllerutils.Reason = "ScaleOutPaused"
+
+	// DirectionPaused
+	ReasonScaleInAndOutPaused    controllerutils.Reason = "ScaleInAndOutPaused"
+	ReasonInvalidPauseAnnotation controllerutils.Reason = "InvalidPauseAnnotation"
+	ReasonNotPaused              controllerutils.Reason = "NotPaused"
+
 	// ScaledToZero
 	ReasonScaledToZero    controllerutils.Reason = "ScaledToZero"
 	ReasonNotScaledToZero controllerutils.Reason = "NotScaledToZero"
 )
+
+// PausedDirections are the directions the autoscaler may not move the target in (KEDA's
+// paused-scale-in and paused-scale-out).
+type PausedDirections struct {
+	ScaleIn, ScaleOut bool
+}
 
 // MetricValue is the measured value of one metric, for status.currentMetrics.
 type MetricValue struct {

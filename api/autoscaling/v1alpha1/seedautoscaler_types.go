@@ -20,6 +20,9 @@ const (
 	// SeedAutoscalerScaleAheadActive says whether spec.scaleAhead's forecasts are in use:
 	// False with ForecastInaccurate while the accuracy check holds every forecast off.
 	SeedAutoscalerScaleAheadActive = "ScaleAheadActive"
+	// SeedAutoscalerDirectionPaused says whether the paused-scale-in or paused-scale-out
+	// annotation holds the target in a direction; present only while one of them is set.
+	SeedAutoscalerDirectionPaused = "DirectionPaused"
 )
 
 // AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
@@ -27,6 +30,18 @@ const (
 // number of replicas, a whole number of 0 or more, keeps it there and decides nothing else
 // until the annotation is removed.
 const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
+
+// AnnotationPausedScaleIn set to "true" on a SeedAutoscaler pauses scale-in only, as KEDA's
+// autoscaling.keda.sh/paused-scale-in does: the autoscaler goes on measuring and deciding,
+// and may add replicas, but never removes one (no seed is removed during a Gardener
+// upgrade). "false" or no annotation resumes it; AnnotationPausedReplicas wins over it.
+const AnnotationPausedScaleIn = "autoscaling.seedscaler.io/paused-scale-in"
+
+// AnnotationPausedScaleOut set to "true" on a SeedAutoscaler pauses scale-out only, as
+// KEDA's autoscaling.keda.sh/paused-scale-out does: the autoscaler may remove replicas but
+// never adds one (no seed is asked for while a cloud quota is exhausted). "false" or no
+// annotation resumes it; AnnotationPausedReplicas wins over it.
+const AnnotationPausedScaleOut = "autoscaling.seedscaler.io/paused-scale-out"
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -42,6 +57,7 @@ const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
 // +kubebuilder:printcolumn:name="Limited",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingLimited")].status`
 // +kubebuilder:printcolumn:name="Ahead",type=string,JSONPath=`.status.scaleAhead.reason`
 // +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.autoscaling\.seedscaler\.io/paused-replicas`
+// +kubebuilder:printcolumn:name="DirectionPaused",type=string,JSONPath=`.status.conditions[?(@.type=="DirectionPaused")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SeedAutoscaler scales a ManagedSeedSet (or anything with a scale subresource) so that the
@@ -378,7 +394,8 @@ type ScalingPolicy struct {
 
 // SeedAutoscalerStatus is the observed state of a SeedAutoscaler.
 type SeedAutoscalerStatus struct {
-	// conditions are AbleToScale, ScalingActive, ScalingLimited, ScaledToZero.
+	// conditions are AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, and
+	// ScaleAheadActive and DirectionPaused while they apply.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
