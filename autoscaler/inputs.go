@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -218,10 +219,14 @@ func buildInput(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now ti
 		ScaledToZero:      meta.IsStatusConditionTrue(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScaledToZero),
 		Metrics:           metrics,
 		Demand:            demandOf(obs, shootsTarget, now, maxAge),
-		MetricFailures:    map[string]time.Time{},
+		MetricFailures:    map[string]recommend.MetricFailure{},
 	}
 	for _, f := range sa.Status.MetricFailures {
-		in.MetricFailures[f.Metric] = f.Since.Time
+		failure := recommend.MetricFailure{Since: f.Since.Time, FallbackReplicas: ptr.Deref(f.FallbackReplicas, 0)}
+		if f.FallbackActiveSince != nil {
+			failure.FallbackSince = f.FallbackActiveSince.Time
+		}
+		in.MetricFailures[f.Metric] = failure
 	}
 	in.Recommendations = recommendationsFromStatus(sa.Status.Recommendations)
 	for _, e := range sa.Status.ScaleEvents {
@@ -250,7 +255,8 @@ func metricsOf(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now tim
 		}
 		if m.Fallback != nil {
 			metric.Fallback = &recommend.Fallback{
-				FailureDuration: time.Duration(m.Fallback.FailureDurationSeconds) * time.Second, Replicas: m.Fallback.Replicas,
+				FailureDuration: time.Duration(m.Fallback.FailureDurationSeconds) * time.Second,
+				Behavior:        m.Fallback.Behavior, Replicas: ptr.Deref(m.Fallback.Replicas, 0),
 			}
 		}
 		if res == gardencorev1beta1.ResourceShoots {
@@ -352,7 +358,7 @@ func scaleEventsFromStatus(events []autoscalingv1alpha1.ScaleEvent) []recommend.
 	return out
 }
 
-func metricFailuresStatus(failures map[string]time.Time) []autoscalingv1alpha1.MetricFailure {
+func metricFailuresStatus(failures map[string]recommend.MetricFailure) []autoscalingv1alpha1.MetricFailure {
 	keys := make([]string, 0, len(failures))
 	for k := range failures {
 		keys = append(keys, k)
@@ -360,7 +366,13 @@ func metricFailuresStatus(failures map[string]time.Time) []autoscalingv1alpha1.M
 	sort.Strings(keys)
 	out := make([]autoscalingv1alpha1.MetricFailure, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, autoscalingv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(failures[k])})
+		f := failures[k]
+		st := autoscalingv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(f.Since)}
+		if !f.FallbackSince.IsZero() {
+			st.FallbackActiveSince = &metav1.Time{Time: f.FallbackSince}
+			st.FallbackReplicas = ptr.To(f.FallbackReplicas)
+		}
+		out = append(out, st)
 	}
 	return out
 }

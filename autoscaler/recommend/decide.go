@@ -18,7 +18,7 @@ func Decide(in Input) Decision {
 	d := Decision{
 		DesiredReplicas: in.CurrentReplicas,
 		Recommendations: in.Recommendations,
-		MetricFailures:  map[string]time.Time{},
+		MetricFailures:  map[string]MetricFailure{},
 		AbleToScale:     controllerutils.True(ReasonReadyForNewScale, "the recommended size matches the current size"),
 		ScalingActive:   controllerutils.True(ReasonValidMetricFound, "the replica count is calculated from the metrics"),
 		ScalingLimited:  controllerutils.False(ReasonDesiredWithinRange, "the desired replica count is within the acceptable range"),
@@ -197,21 +197,31 @@ func (p *proposals) fromMetric(m Metric, tol Tolerances) MetricValue {
 }
 
 // fail records that metric m could not be read, since when, and applies its fallback once
-// it has been unavailable for its failure duration.
+// it has been unavailable for its failure duration. An unavailable metric holds every
+// scale-in, unless its fallback applies: then the fallback's proposal stands in for the
+// metric, as KEDA's does, a lower one included (behaviors Static and
+// CurrentReplicasIfLower).
 func (p *proposals) fail(m Metric, failure string, v *MetricValue) {
-	p.complete = false
-	since, ok := p.in.MetricFailures[m.Key]
-	if !ok {
-		since = p.in.Now
+	prev, failedBefore := p.in.MetricFailures[m.Key]
+	f := MetricFailure{Since: p.in.Now}
+	if failedBefore {
+		f.Since = prev.Since
 	}
-	p.d.MetricFailures[m.Key] = since
 	p.problems = append(p.problems, fmt.Sprintf("%s: %s", m.Key, failure))
-	if m.Fallback != nil && p.in.Now.Sub(since) >= m.Fallback.FailureDuration {
-		p.fallback = true
-		v.Proposal = max(p.in.CurrentReplicas, m.Fallback.Replicas)
-		p.propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, its fallback holds at least %d replicas",
-			m.Key, since.UTC().Format(time.RFC3339), m.Fallback.Replicas))
+	if m.Fallback == nil || p.in.Now.Sub(f.Since) < m.Fallback.FailureDuration {
+		p.complete = false
+		p.d.MetricFailures[m.Key] = f
+		return
 	}
+	p.fallback = true
+	f.FallbackSince, f.FallbackReplicas = prev.FallbackSince, m.Fallback.Proposal(p.in.CurrentReplicas)
+	if f.FallbackSince.IsZero() {
+		f.FallbackSince = p.in.Now
+	}
+	p.d.MetricFailures[m.Key] = f
+	v.Proposal = f.FallbackReplicas
+	p.propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, %s",
+		m.Key, f.Since.UTC().Format(time.RFC3339), m.Fallback.describe()))
 }
 
 // fromPending proposes the replicas pending demand needs.

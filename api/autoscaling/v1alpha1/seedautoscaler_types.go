@@ -246,8 +246,8 @@ type MetricSpec struct {
 	// resource is a seed resource tracked in status.capacity and status.allocatable.
 	// +optional
 	Resource *ResourceMetricSource `json:"resource,omitempty,omitzero"`
-	// fallback sets a replica count to hold at least while the metric has been unavailable
-	// for failureDurationSeconds. It may raise the replicas, never lower them.
+	// fallback proposes replicas for the metric once it has been unavailable for
+	// failureDurationSeconds, by its behavior; by default it holds at least fallback.replicas.
 	// +optional
 	Fallback *MetricFallback `json:"fallback,omitempty,omitzero"`
 }
@@ -300,7 +300,29 @@ type MetricTarget struct {
 	AverageValue *resource.Quantity `json:"averageValue,omitempty"`
 }
 
+// FallbackBehavior is how a metric's fallback picks its replicas, KEDA's fallback.behavior
+// in Kubernetes' spelling of enums (KEDA's static is Static, currentReplicas is
+// CurrentReplicas, and so on).
+// +kubebuilder:validation:Enum=Static;CurrentReplicas;CurrentReplicasIfHigher;CurrentReplicasIfLower
+type FallbackBehavior string
+
+const (
+	// StaticFallback proposes fallback.replicas, above or below the current replicas.
+	StaticFallback FallbackBehavior = "Static"
+	// CurrentReplicasFallback proposes the current replicas: the metric holds the target
+	// where it is. It takes no fallback.replicas.
+	CurrentReplicasFallback FallbackBehavior = "CurrentReplicas"
+	// CurrentReplicasIfHigherFallback proposes the larger of the current replicas and
+	// fallback.replicas: it may raise the replicas, never lower them. The default.
+	CurrentReplicasIfHigherFallback FallbackBehavior = "CurrentReplicasIfHigher"
+	// CurrentReplicasIfLowerFallback proposes the smaller of the current replicas and
+	// fallback.replicas: it may lower the replicas, never raise them.
+	CurrentReplicasIfLowerFallback FallbackBehavior = "CurrentReplicasIfLower"
+)
+
 // MetricFallback is what to do while a metric stays unavailable.
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) || (has(self.behavior) && self.behavior == 'CurrentReplicas')",message="spec.metrics[].fallback.replicas is required with behavior Static, CurrentReplicasIfHigher (the default) and CurrentReplicasIfLower: set the replicas to fall back to, e.g. replicas: 3, or use behavior CurrentReplicas to hold the current replicas",messageExpression="'spec.metrics[].fallback.replicas is required with behavior ' + (has(self.behavior) ? self.behavior : 'CurrentReplicasIfHigher') + ': set the replicas to fall back to, e.g. replicas: 3, or use behavior CurrentReplicas to hold the current replicas'"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.behavior) || self.behavior != 'CurrentReplicas'",message="spec.metrics[].fallback.replicas has no effect with behavior CurrentReplicas, which holds the current replicas: remove replicas, or use behavior Static, CurrentReplicasIfHigher or CurrentReplicasIfLower to fall back to them"
 type MetricFallback struct {
 	// failureDurationSeconds is how long the metric must have been unavailable before the
 	// fallback applies.
@@ -308,11 +330,20 @@ type MetricFallback struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	FailureDurationSeconds int32 `json:"failureDurationSeconds,omitempty"`
-	// replicas to hold at least while the fallback applies, 0 to 1000.
-	// +required
+	// behavior is how the fallback picks its replicas once it applies, as KEDA's
+	// fallback.behavior: Static (replicas), CurrentReplicas (the current replicas),
+	// CurrentReplicasIfHigher (the larger of the two: it may raise the replicas, never lower
+	// them; the default) or CurrentReplicasIfLower (the smaller: it may lower them, never
+	// raise them).
+	// +optional
+	// +kubebuilder:default=CurrentReplicasIfHigher
+	Behavior FallbackBehavior `json:"behavior,omitempty"`
+	// replicas the fallback falls back to, 0 to 1000; required with every behavior but
+	// CurrentReplicas, which takes none.
+	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
-	Replicas int32 `json:"replicas"`
+	Replicas *int32 `json:"replicas,omitempty"`
 }
 
 // SeedAutoscalerBehavior configures scaling up and down, as autoscaling/v2 does.
@@ -437,7 +468,8 @@ type SeedAutoscalerStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=512
 	ScaleEvents []ScaleEvent `json:"scaleEvents,omitempty"`
-	// metricFailures record since when each failing metric has been unavailable (fallback).
+	// metricFailures record since when each failing metric has been unavailable, and
+	// whether and since when its fallback applies.
 	// +optional
 	// +listType=map
 	// +listMapKey=metric
@@ -619,7 +651,8 @@ type ScaleEvent struct {
 	ReplicaChange int32 `json:"replicaChange"`
 }
 
-// MetricFailure records since when a metric has been unavailable.
+// MetricFailure records since when a metric has been unavailable, and whether and since
+// when its fallback applies.
 type MetricFailure struct {
 	// metric names the failing metric, for example resource/shoots.
 	// +required
@@ -628,4 +661,13 @@ type MetricFailure struct {
 	// since when the metric has been unavailable.
 	// +required
 	Since metav1.Time `json:"since"`
+	// fallbackActiveSince is when the metric's fallback began to apply: the first
+	// evaluation at least failureDurationSeconds after since. Set while the fallback
+	// applies, unset while it does not (no fallback, or not failing for long enough yet).
+	// +optional
+	FallbackActiveSince *metav1.Time `json:"fallbackActiveSince,omitempty"`
+	// fallbackReplicas are the replicas the fallback proposed at the last evaluation, by
+	// its behavior; set while it applies.
+	// +optional
+	FallbackReplicas *int32 `json:"fallbackReplicas,omitempty"`
 }
