@@ -15,6 +15,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/setcapacity"
 )
 
@@ -221,6 +222,9 @@ func buildInput(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now ti
 		Demand:            demandOf(obs, shootsTarget, now, maxAge),
 		MetricFailures:    map[string]recommend.MetricFailure{},
 	}
+	if sa.Spec.Headroom != nil {
+		in.Headroom = float64(sa.Spec.Headroom.Shoots)
+	}
 	for _, f := range sa.Status.MetricFailures {
 		failure := recommend.MetricFailure{Since: f.Since.Time, FallbackReplicas: ptr.Deref(f.FallbackReplicas, 0)}
 		if f.FallbackActiveSince != nil {
@@ -375,6 +379,21 @@ func metricFailuresStatus(failures map[string]recommend.MetricFailure) []autosca
 		out = append(out, st)
 	}
 	return out
+}
+
+// headroomStatus renders what spec.headroom asked for; nil without spec.headroom.
+func headroomStatus(sa *autoscalingv1alpha1.SeedAutoscaler, h *recommend.HeadroomResult) *autoscalingv1alpha1.HeadroomStatus {
+	switch {
+	case sa.Spec.Headroom == nil:
+		return nil
+	case h == nil:
+		return &autoscalingv1alpha1.HeadroomStatus{Message: "unknown: the target's seeds could not be observed"}
+	case !h.Known:
+		return &autoscalingv1alpha1.HeadroomStatus{Message: controllerutils.Truncate(h.Message, 1024)}
+	}
+	return &autoscalingv1alpha1.HeadroomStatus{
+		FreeShoots: ptr.To(int32(h.Free)), Replicas: ptr.To(h.Replicas), Message: controllerutils.Truncate(h.Message, 1024),
+	}
 }
 
 // direction names a change of replicas for events and metrics.

@@ -449,6 +449,7 @@ func (r *Reconciler) writeDecision(sa *autoscalingv1alpha1.SeedAutoscaler, d rec
 	sa.Status.Targets = recommend.Targets(d.Metrics)
 	sa.Status.Recommendations = recommendationsStatus(d.Recommendations)
 	sa.Status.MetricFailures = metricFailuresStatus(d.MetricFailures)
+	sa.Status.Headroom = headroomStatus(sa, d.Headroom)
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerAbleToScale, able)
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive)
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited)

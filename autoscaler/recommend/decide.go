@@ -123,6 +123,7 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 		d.Metrics = append(d.Metrics, p.fromMetric(m, tol))
 	}
 	p.fromPending()
+	p.fromHeadroom()
 	p.setScalingActive()
 	return p.best, p.reason, p.complete
 }
@@ -245,6 +246,19 @@ func (p *proposals) fromPending() {
 		} else {
 			p.propose(replicas, fmt.Sprintf("%g pending shoots wait for the replicas that host no shoot yet (%s)", dm.Pending, size))
 		}
+	}
+}
+
+// fromHeadroom proposes the replicas that keep the headroom of free shoot slots: a lower
+// bound on what the metrics propose, since the largest proposal wins.
+func (p *proposals) fromHeadroom() {
+	if p.in.Headroom <= 0 {
+		return
+	}
+	h := HeadroomReplicas(p.in.Demand, p.in.CurrentReplicas, p.in.Headroom)
+	p.d.Headroom = &h
+	if h.Known {
+		p.propose(h.Replicas, h.Message)
 	}
 }
 

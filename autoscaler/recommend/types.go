@@ -197,6 +197,8 @@ type Input struct {
 	ScaleEvents     []ScaleEvent
 	// MetricFailures are the failing metrics by Key: since when, and their fallbacks.
 	MetricFailures map[string]MetricFailure
+	// Headroom is the free shoot slots to keep across the ready seeds of Demand; 0 for none.
+	Headroom float64
 }
 
 // Condition reasons, HPA's where they mean the same.
@@ -279,6 +281,8 @@ type Decision struct {
 	MetricFailures  map[string]MetricFailure
 	// Metrics are the measured values, in the order of Input.Metrics.
 	Metrics []MetricValue
+	// Headroom is what Input.Headroom asked for; nil without one.
+	Headroom *HeadroomResult
 
 	AbleToScale    controllerutils.Outcome
 	ScalingActive  controllerutils.Outcome

@@ -119,6 +119,22 @@ type SeedAutoscalerSpec struct {
 	// replicas to the reactive decision of spec.metrics; unset, the autoscaler is reactive.
 	// +optional
 	ScaleAhead *ScaleAhead `json:"scaleAhead,omitempty,omitzero"`
+	// headroom keeps free shoot slots on the target's ready seeds: a utilization target is
+	// a share, while a burst of shoots created at once needs a count of free slots to bind
+	// without waiting for a new seed. The replicas it asks for are a lower bound on what
+	// spec.metrics ask for, within minReplicas and maxReplicas.
+	// +optional
+	Headroom *Headroom `json:"headroom,omitempty,omitzero"`
+}
+
+// Headroom is a number of free shoot slots to keep on the target's ready seeds.
+type Headroom struct {
+	// shoots is the fewest free shoot slots (allocatable less shoots) to keep across the
+	// target's ready seeds, 1 to 10000: 20 lets a burst of 20 shoots created within a
+	// minute bind at once, without waiting for a new seed.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 10000",message="spec.headroom.shoots must be 1 to 10000 free shoot slots, e.g. shoots: 20; to keep no headroom remove spec.headroom"
+	Shoots int32 `json:"shoots,omitempty"`
 }
 
 // ForecastType is a forecast of a set's demand (shoots on its seeds plus pending).
@@ -482,6 +498,25 @@ type SeedAutoscalerStatus struct {
 	// consolidation is the state of spec.behavior.scaleDown.consolidation.
 	// +optional
 	Consolidation *ConsolidationStatus `json:"consolidation,omitempty"`
+	// headroom is what spec.headroom asked for at the last evaluation.
+	// +optional
+	Headroom *HeadroomStatus `json:"headroom,omitempty"`
+}
+
+// HeadroomStatus is what spec.headroom asked for at the last evaluation.
+type HeadroomStatus struct {
+	// freeShoots are the free shoot slots across the target's ready seeds with a usage
+	// sample: allocatable less shoots; unset when unknown.
+	// +optional
+	FreeShoots *int32 `json:"freeShoots,omitempty"`
+	// replicas the headroom asks for: the fewest that keep spec.headroom.shoots slots free,
+	// before the scaling policies and minReplicas and maxReplicas; unset when unknown.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// message says how replicas follow from the free slots, or why they are unknown.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
 }
 
 // LeadTimeSource says where the lead time in use comes from.
