@@ -3,6 +3,9 @@
 package autoscaler_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
@@ -32,6 +36,31 @@ func (f *fixture) annotate(annotations map[string]*string) {
 		}
 	}
 	require.NoError(f.t, env.Client.Update(f.ctx, sa))
+}
+
+// printedColumn is the cell of the named column that `kubectl get seedas` prints for the
+// fixture's autoscaler: the kube-apiserver's server-side table of the CRD's print columns.
+func (f *fixture) printedColumn(column string) string {
+	f.t.Helper()
+	httpClient, err := rest.HTTPClientFor(env.Config)
+	require.NoError(f.t, err)
+	url := fmt.Sprintf("%s/apis/autoscaling.seedscaler.io/v1alpha1/namespaces/%s/seedautoscalers/%s", strings.TrimSuffix(env.Config.Host, "/"), f.ns, f.name)
+	req, err := http.NewRequestWithContext(f.ctx, http.MethodGet, url, nil)
+	require.NoError(f.t, err)
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := httpClient.Do(req)
+	require.NoError(f.t, err)
+	defer resp.Body.Close()
+	tbl := &metav1.Table{}
+	require.NoError(f.t, json.NewDecoder(resp.Body).Decode(tbl))
+	require.Len(f.t, tbl.Rows, 1)
+	for i, c := range tbl.ColumnDefinitions {
+		if c.Name == column {
+			return fmt.Sprint(tbl.Rows[0].Cells[i])
+		}
+	}
+	require.FailNow(f.t, "no such column", column)
+	return ""
 }
 
 // Pausing a direction holds the target that way only, while the autoscaler goes on
@@ -62,6 +91,7 @@ func TestPausedDirectionsHoldTheTargetThatWayOnly(t *testing.T) {
 	paused := f.condition(autoscalingv1alpha1.SeedAutoscalerDirectionPaused)
 	assert.Equal(t, metav1.ConditionTrue, paused.Status)
 	assert.Equal(t, "ScaleOutPaused", paused.Reason)
+	assert.Equal(t, "ScaleOutPaused", f.printedColumn("DirectionPaused"))
 	assert.Len(t, f.eventsOnceThere("ScaleOutPaused", 1), 1)
 	f.clock.Step(time.Minute)
 	f.waitForEvaluation()
