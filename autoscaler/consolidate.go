@@ -62,12 +62,18 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 	}
 
 	scaleAheadHolds := scaleAheadHolds(sa, obs.current)
+	scaleInPaused := readDirectionPause(sa.Annotations).paused.ScaleIn
 	if ms := consolidating(obs); ms != nil {
-		why := r.cancelReason(obs, ms, d, scaleAheadHolds)
+		why := r.cancelReason(obs, ms, d, scaleAheadHolds, scaleInPaused)
 		if why == "" {
 			return nil
 		}
 		return r.cancel(ctx, sa, ms, why)
+	}
+	if scaleInPaused {
+		// A drain only prepares a scale-in: while scale-in is paused it would move control
+		// planes for nothing.
+		return nil
 	}
 
 	choice := r.choose(ctx, sa, obs, in, rules, scaleAheadHolds, now)
@@ -167,8 +173,8 @@ func consolidating(obs *observation) *seedmanagementv1alpha1.ManagedSeed {
 
 // cancelReason says why a consolidation drain in progress is given up: the scheduler's drain
 // is stuck (a shoot has no place, or is protected), demand came back (the set scales out), or
-// the forecast expects the capacity back. Empty while it goes on.
-func (r *Reconciler) cancelReason(obs *observation, ms *seedmanagementv1alpha1.ManagedSeed, d recommend.Decision, scaleAheadHolds bool) string {
+// the forecast expects the capacity back, or scale-in is paused. Empty while it goes on.
+func (r *Reconciler) cancelReason(obs *observation, ms *seedmanagementv1alpha1.ManagedSeed, d recommend.Decision, scaleAheadHolds, scaleInPaused bool) string {
 	if seed, ok := obs.seeds[ms.Name]; ok {
 		if c := meta.FindStatusCondition(seed.Status.Conditions, gardencorev1beta1.SeedDrained); c != nil && c.Reason == "DrainStuck" {
 			return "the scheduler cannot empty the seed: " + c.Message
@@ -179,6 +185,8 @@ func (r *Reconciler) cancelReason(obs *observation, ms *seedmanagementv1alpha1.M
 		return fmt.Sprintf("demand came back: the set scales out from %d to %d seeds", obs.current, d.DesiredReplicas)
 	case scaleAheadHolds:
 		return "scale-ahead expects the capacity back within its lead time"
+	case scaleInPaused:
+		return "scale-in is paused by the annotation " + autoscalingv1alpha1.AnnotationPausedScaleIn + ", so the emptied seed would not be removed"
 	}
 	return ""
 }

@@ -144,7 +144,7 @@ func TestScaleFromZeroBootstrapsWithoutFalseAlarms(t *testing.T) {
 	set := f.createSet(0, map[string]string{seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "40"})
 	f.metrics.setPending(f.name, 1)
 	sa := f.createAutoscaler(0, 10, 50, nil)
-	sa.Spec.Metrics[0].Fallback = &autoscalingv1alpha1.MetricFallback{FailureDurationSeconds: 300, Replicas: 3}
+	sa.Spec.Metrics[0].Fallback = &autoscalingv1alpha1.MetricFallback{FailureDurationSeconds: 300, Replicas: ptr.To[int32](3)}
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	f.start(false)
 	require.Eventually(t, func() bool { return f.specReplicas() == 1 }, timeout, tick)

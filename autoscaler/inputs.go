@@ -9,11 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/setcapacity"
 )
 
@@ -221,10 +223,17 @@ func buildInput(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now ti
 		ScaledToZero:      meta.IsStatusConditionTrue(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScaledToZero),
 		Metrics:           metrics,
 		Demand:            demandOf(obs, shootsTarget, now, maxAge),
-		MetricFailures:    map[string]time.Time{},
+		MetricFailures:    map[string]recommend.MetricFailure{},
+	}
+	if sa.Spec.Headroom != nil {
+		in.Headroom = float64(sa.Spec.Headroom.Shoots)
 	}
 	for _, f := range sa.Status.MetricFailures {
-		in.MetricFailures[f.Metric] = f.Since.Time
+		failure := recommend.MetricFailure{Since: f.Since.Time, FallbackReplicas: ptr.Deref(f.FallbackReplicas, 0)}
+		if f.FallbackActiveSince != nil {
+			failure.FallbackSince = f.FallbackActiveSince.Time
+		}
+		in.MetricFailures[f.Metric] = failure
 	}
 	in.Recommendations = recommendationsFromStatus(sa.Status.Recommendations)
 	for _, e := range sa.Status.ScaleEvents {
@@ -253,7 +262,8 @@ func metricsOf(sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, now tim
 		}
 		if m.Fallback != nil {
 			metric.Fallback = &recommend.Fallback{
-				FailureDuration: time.Duration(m.Fallback.FailureDurationSeconds) * time.Second, Replicas: m.Fallback.Replicas,
+				FailureDuration: time.Duration(m.Fallback.FailureDurationSeconds) * time.Second,
+				Behavior:        m.Fallback.Behavior, Replicas: ptr.Deref(m.Fallback.Replicas, 0),
 			}
 		}
 		if res == gardencorev1beta1.ResourceShoots {
@@ -355,7 +365,7 @@ func scaleEventsFromStatus(events []autoscalingv1alpha1.ScaleEvent) []recommend.
 	return out
 }
 
-func metricFailuresStatus(failures map[string]time.Time) []autoscalingv1alpha1.MetricFailure {
+func metricFailuresStatus(failures map[string]recommend.MetricFailure) []autoscalingv1alpha1.MetricFailure {
 	keys := make([]string, 0, len(failures))
 	for k := range failures {
 		keys = append(keys, k)
@@ -363,9 +373,30 @@ func metricFailuresStatus(failures map[string]time.Time) []autoscalingv1alpha1.M
 	sort.Strings(keys)
 	out := make([]autoscalingv1alpha1.MetricFailure, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, autoscalingv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(failures[k])})
+		f := failures[k]
+		st := autoscalingv1alpha1.MetricFailure{Metric: k, Since: metav1.NewTime(f.Since)}
+		if !f.FallbackSince.IsZero() {
+			st.FallbackActiveSince = &metav1.Time{Time: f.FallbackSince}
+			st.FallbackReplicas = ptr.To(f.FallbackReplicas)
+		}
+		out = append(out, st)
 	}
 	return out
+}
+
+// headroomStatus renders what spec.headroom asked for; nil without spec.headroom.
+func headroomStatus(sa *autoscalingv1alpha1.SeedAutoscaler, h *recommend.HeadroomResult) *autoscalingv1alpha1.HeadroomStatus {
+	switch {
+	case sa.Spec.Headroom == nil:
+		return nil
+	case h == nil:
+		return &autoscalingv1alpha1.HeadroomStatus{Message: "unknown: the target's seeds could not be observed"}
+	case !h.Known:
+		return &autoscalingv1alpha1.HeadroomStatus{Message: controllerutils.Truncate(h.Message, 1024)}
+	}
+	return &autoscalingv1alpha1.HeadroomStatus{
+		FreeShoots: ptr.To(int32(h.Free)), Replicas: ptr.To(h.Replicas), Message: controllerutils.Truncate(h.Message, 1024),
+	}
 }
 
 // direction names a change of replicas for events and metrics.

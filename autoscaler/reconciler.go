@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -67,6 +66,16 @@ const (
 	EventInvalidCapacityAnnotation = controllerutils.Warning(recommend.ReasonInvalidCapacityAnnotation)
 	// EventScalingLimited: a scale-in was held at what the set can remove.
 	EventScalingLimited = controllerutils.Normal("ScalingLimited")
+	// EventScaleInPaused, EventScaleOutPaused, EventScaleInAndOutPaused: the paused-scale-in
+	// or paused-scale-out annotation now holds the target in that direction.
+	EventScaleInPaused       = controllerutils.Normal(recommend.ReasonScaleInPaused)
+	EventScaleOutPaused      = controllerutils.Normal(recommend.ReasonScaleOutPaused)
+	EventScaleInAndOutPaused = controllerutils.Normal(recommend.ReasonScaleInAndOutPaused)
+	// EventNotPaused: neither direction is paused any more.
+	EventNotPaused = controllerutils.Normal(recommend.ReasonNotPaused)
+	// EventInvalidPauseAnnotation: a direction's pause annotation is neither "true" nor
+	// "false"; that direction is held.
+	EventInvalidPauseAnnotation = controllerutils.Warning(recommend.ReasonInvalidPauseAnnotation)
 )
 
 var (
@@ -181,8 +190,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *autoscalingv1alpha
 		return nil, err
 	}
 	a := r.scaleAhead(ctx, sa, obs, in, d)
-	final := pause(sa, sc.Spec.Replicas, a.decision)
 	current := sc.Spec.Replicas // apply writes the new replicas into sc
+	final := pause(sa, current, r.holdDirections(sa, current, a.decision))
 	if err := r.apply(ctx, sa, gr, sc, final, now); err != nil {
 		return nil, err
 	}
@@ -193,23 +202,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *autoscalingv1alpha
 		r.event(sa, EventScaledOutAhead, "Scale", "%s", rescaleMessage(current, final.DesiredReplicas, final.Reason))
 	}
 	return obs.newestSamples(), nil
-}
-
-// pause applies the pause annotation to a decision: the target goes to the paused replicas;
-// with a value that is not a number of replicas, it stays where it is.
-func pause(sa *autoscalingv1alpha1.SeedAutoscaler, current int32, d recommend.Decision) recommend.Decision {
-	v, ok := sa.Annotations[autoscalingv1alpha1.AnnotationPausedReplicas]
-	if !ok {
-		return d
-	}
-	n, err := strconv.ParseInt(v, 10, 32)
-	if err != nil || n < 0 {
-		return recommend.Pause(d, current, controllerutils.False(recommend.ReasonInvalidPausedReplicas, fmt.Sprintf(
-			"annotation %s=%q is not a whole number of replicas (0 or more, such as \"3\"): the autoscaler holds the target at its %d replicas until the annotation is corrected or removed",
-			autoscalingv1alpha1.AnnotationPausedReplicas, v, current)))
-	}
-	return recommend.Pause(d, int32(n), controllerutils.False(recommend.ReasonScalingPaused, fmt.Sprintf(
-		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, autoscalingv1alpha1.AnnotationPausedReplicas)))
 }
 
 // decide observes the target's seeds and metrics and decides, and returns what it observed
@@ -467,6 +459,7 @@ func (r *Reconciler) writeDecision(sa *autoscalingv1alpha1.SeedAutoscaler, d rec
 	sa.Status.Targets = recommend.Targets(d.Metrics)
 	sa.Status.Recommendations = recommendationsStatus(d.Recommendations)
 	sa.Status.MetricFailures = metricFailuresStatus(d.MetricFailures)
+	sa.Status.Headroom = headroomStatus(sa, d.Headroom)
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerAbleToScale, able)
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive)
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
@@ -17,7 +18,7 @@ func Decide(in Input) Decision {
 	d := Decision{
 		DesiredReplicas: in.CurrentReplicas,
 		Recommendations: in.Recommendations,
-		MetricFailures:  map[string]time.Time{},
+		MetricFailures:  map[string]MetricFailure{},
 		AbleToScale:     controllerutils.True(ReasonReadyForNewScale, "the recommended size matches the current size"),
 		ScalingActive:   controllerutils.True(ReasonValidMetricFound, "the replica count is calculated from the metrics"),
 		ScalingLimited:  controllerutils.False(ReasonDesiredWithinRange, "the desired replica count is within the acceptable range"),
@@ -89,6 +90,29 @@ func Pause(d Decision, replicas int32, active controllerutils.Outcome) Decision 
 	return d
 }
 
+// HoldDirections keeps a decision from moving the target in a paused direction (KEDA's
+// paused-scale-in and paused-scale-out): the replicas stay where they are and
+// ScalingLimited says what the decision wanted. Metrics, recommendations and failures stay
+// as decided, so that the windows know the demand when the direction resumes.
+func HoldDirections(d Decision, current int32, paused PausedDirections) Decision {
+	wanted := d.DesiredReplicas
+	var reason controllerutils.Reason
+	var direction, annotation string
+	switch {
+	case wanted < current && paused.ScaleIn:
+		reason, direction, annotation = ReasonScaleInPaused, "scale-in", v1alpha1.AnnotationPausedScaleIn
+	case wanted > current && paused.ScaleOut:
+		reason, direction, annotation = ReasonScaleOutPaused, "scale-out", v1alpha1.AnnotationPausedScaleOut
+	default:
+		return d
+	}
+	message := fmt.Sprintf("the autoscaler wants %d replicas, but %s is paused by the annotation %s: holding at %d", wanted, direction, annotation, current)
+	d.DesiredReplicas = current
+	d.Reason = message + " (" + d.Reason + ")"
+	d.ScalingLimited = controllerutils.True(reason, message)
+	return d
+}
+
 // proposeFromMetrics returns the largest proposal across metrics and pending demand (-1
 // when nothing could be evaluated), the reason of the winner, and whether every input was
 // complete. It fills the metric values, failures and ScalingActive.
@@ -99,6 +123,7 @@ func proposeFromMetrics(in Input, d *Decision) (int32, string, bool) {
 		d.Metrics = append(d.Metrics, p.fromMetric(m, tol))
 	}
 	p.fromPending()
+	p.fromHeadroom()
 	p.setScalingActive()
 	return p.best, p.reason, p.complete
 }
@@ -173,21 +198,31 @@ func (p *proposals) fromMetric(m Metric, tol Tolerances) MetricValue {
 }
 
 // fail records that metric m could not be read, since when, and applies its fallback once
-// it has been unavailable for its failure duration.
+// it has been unavailable for its failure duration. An unavailable metric holds every
+// scale-in, unless its fallback applies: then the fallback's proposal stands in for the
+// metric, as KEDA's does, a lower one included (behaviors Static and
+// CurrentReplicasIfLower).
 func (p *proposals) fail(m Metric, failure string, v *MetricValue) {
-	p.complete = false
-	since, ok := p.in.MetricFailures[m.Key]
-	if !ok {
-		since = p.in.Now
+	prev, failedBefore := p.in.MetricFailures[m.Key]
+	f := MetricFailure{Since: p.in.Now}
+	if failedBefore {
+		f.Since = prev.Since
 	}
-	p.d.MetricFailures[m.Key] = since
 	p.problems = append(p.problems, fmt.Sprintf("%s: %s", m.Key, failure))
-	if m.Fallback != nil && p.in.Now.Sub(since) >= m.Fallback.FailureDuration {
-		p.fallback = true
-		v.Proposal = max(p.in.CurrentReplicas, m.Fallback.Replicas)
-		p.propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, its fallback holds at least %d replicas",
-			m.Key, since.UTC().Format(time.RFC3339), m.Fallback.Replicas))
+	if m.Fallback == nil || p.in.Now.Sub(f.Since) < m.Fallback.FailureDuration {
+		p.complete = false
+		p.d.MetricFailures[m.Key] = f
+		return
 	}
+	p.fallback = true
+	f.FallbackSince, f.FallbackReplicas = prev.FallbackSince, m.Fallback.Proposal(p.in.CurrentReplicas)
+	if f.FallbackSince.IsZero() {
+		f.FallbackSince = p.in.Now
+	}
+	p.d.MetricFailures[m.Key] = f
+	v.Proposal = f.FallbackReplicas
+	p.propose(v.Proposal, fmt.Sprintf("%s has been unavailable since %s, %s",
+		m.Key, f.Since.UTC().Format(time.RFC3339), m.Fallback.describe()))
 }
 
 // fromPending proposes the replicas pending demand needs.
@@ -211,6 +246,19 @@ func (p *proposals) fromPending() {
 		} else {
 			p.propose(replicas, fmt.Sprintf("%g pending shoots wait for the replicas that host no shoot yet (%s)", dm.Pending, size))
 		}
+	}
+}
+
+// fromHeadroom proposes the replicas that keep the headroom of free shoot slots: a lower
+// bound on what the metrics propose, since the largest proposal wins.
+func (p *proposals) fromHeadroom() {
+	if p.in.Headroom <= 0 {
+		return
+	}
+	h := HeadroomReplicas(p.in.Demand, p.in.CurrentReplicas, p.in.Headroom)
+	p.d.Headroom = &h
+	if h.Known {
+		p.propose(h.Replicas, h.Message)
 	}
 }
 

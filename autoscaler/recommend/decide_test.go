@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,6 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -295,7 +299,7 @@ func TestDecideMissingMetrics(t *testing.T) {
 		assert.Equal(t, int32(4), d.DesiredReplicas)
 		assert.Equal(t, ReasonFailedGetResourceMetric, d.ScalingActive.Reason)
 		assert.Equal(t, old, d.Recommendations, "nothing recorded from nothing known")
-		assert.Equal(t, map[string]time.Time{"resource/shoots": t0}, d.MetricFailures)
+		assert.Equal(t, map[string]MetricFailure{"resource/shoots": {Since: t0}}, d.MetricFailures)
 		assert.Equal(t, "<unknown>/50%", Targets(d.Metrics))
 	})
 	t.Run("unknown pending demand holds a scale-in", func(t *testing.T) {
@@ -321,16 +325,85 @@ func TestDecideFallback(t *testing.T) {
 	d := a.step(time.Minute)
 	assert.Equal(t, int32(6), a.in.CurrentReplicas, "the fallback raises")
 	assert.Equal(t, ReasonFallbackActive, d.ScalingActive.Reason)
+	assert.Equal(t, MetricFailure{Since: t0, FallbackSince: t0.Add(2 * time.Minute), FallbackReplicas: 6}, d.MetricFailures["resource/shoots"])
 
-	// A fallback below the current replicas never lowers them.
+	// A fallback below the current replicas never lowers them; it applies since it began.
 	failing.Fallback.Replicas = 1
-	a.step(time.Minute, failing)
+	d = a.step(time.Minute, failing)
 	assert.Equal(t, int32(6), a.in.CurrentReplicas)
+	assert.Equal(t, MetricFailure{Since: t0, FallbackSince: t0.Add(2 * time.Minute), FallbackReplicas: 6}, d.MetricFailures["resource/shoots"])
 
 	// The metric recovers: the failure is forgotten.
 	d = a.step(time.Minute, shootsMetric(50, 50, 50, 50, 50, 50, 50))
 	assert.Empty(t, d.MetricFailures)
 	assert.Equal(t, metav1.ConditionTrue, d.ScalingActive.Status)
+}
+
+func TestFallbackProposal(t *testing.T) {
+	tests := []struct {
+		behavior     v1alpha1.FallbackBehavior
+		current      int32
+		wantReplicas int32
+	}{
+		{v1alpha1.StaticFallback, 2, 5},
+		{v1alpha1.StaticFallback, 8, 5},
+		{v1alpha1.CurrentReplicasFallback, 2, 2},
+		{v1alpha1.CurrentReplicasFallback, 8, 8},
+		{v1alpha1.CurrentReplicasIfHigherFallback, 2, 5},
+		{v1alpha1.CurrentReplicasIfHigherFallback, 8, 8},
+		{v1alpha1.CurrentReplicasIfLowerFallback, 2, 2},
+		{v1alpha1.CurrentReplicasIfLowerFallback, 8, 5},
+		{"", 2, 5}, // unset is the default, CurrentReplicasIfHigher
+		{"", 8, 8},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s from %d", tt.behavior, tt.current), func(t *testing.T) {
+			f := Fallback{Behavior: tt.behavior, Replicas: 5}
+			assert.Equal(t, tt.wantReplicas, f.Proposal(tt.current))
+		})
+	}
+}
+
+// A fallback that applies stands in for its metric, a scale-in included (KEDA's Static and
+// CurrentReplicasIfLower), through the scale-down window; without one, an unavailable
+// metric holds every scale-in.
+func TestDecideFallbackBehaviors(t *testing.T) {
+	tests := []struct {
+		behavior    v1alpha1.FallbackBehavior
+		wantDesired int32
+		wantActive  controllerutils.Reason
+	}{
+		{behavior: "no fallback", wantDesired: 6, wantActive: ReasonFailedGetResourceMetric},
+		{behavior: v1alpha1.StaticFallback, wantDesired: 2, wantActive: ReasonFallbackActive},
+		{behavior: v1alpha1.CurrentReplicasFallback, wantDesired: 6, wantActive: ReasonFallbackActive},
+		{behavior: v1alpha1.CurrentReplicasIfHigherFallback, wantDesired: 6, wantActive: ReasonFallbackActive},
+		{behavior: v1alpha1.CurrentReplicasIfLowerFallback, wantDesired: 2, wantActive: ReasonFallbackActive},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.behavior), func(t *testing.T) {
+			failing := Metric{Key: "resource/shoots", Resource: "shoots", Target: Target{UtilizationPercent: 50}, FetchError: "unavailable"}
+			if tt.behavior != "no fallback" {
+				failing.Fallback = &Fallback{FailureDuration: time.Minute, Behavior: tt.behavior, Replicas: 2}
+			}
+			in := input(6, 1, 10, failing)
+			in.Demand.Seeds = nil
+			in.MetricFailures = map[string]MetricFailure{"resource/shoots": {Since: t0.Add(-10 * time.Minute)}}
+			in.Recommendations = []Recommendation{{At: t0.Add(-time.Hour), Replicas: 6}}
+			d := Decide(in)
+			assert.Equal(t, tt.wantDesired, d.DesiredReplicas, d.Reason)
+			assert.Equal(t, tt.wantActive, d.ScalingActive.Reason)
+			if tt.behavior == "no fallback" {
+				assert.Equal(t, MetricFailure{Since: t0.Add(-10 * time.Minute)}, d.MetricFailures["resource/shoots"])
+				return
+			}
+			assert.Equal(t, t0, d.MetricFailures["resource/shoots"].FallbackSince, "applies from this evaluation on")
+			assert.Contains(t, d.Reason, "resource/shoots has been unavailable since 2026-01-01T11:50:00Z, its fallback")
+
+			// Within the scale-down window of a higher recommendation a lower fallback waits.
+			in.Recommendations = []Recommendation{{At: t0.Add(-time.Minute), Replicas: 6}}
+			assert.Equal(t, int32(6), Decide(in).DesiredReplicas)
+		})
+	}
 }
 
 func TestDecideRestartDecidesTheSame(t *testing.T) {
@@ -410,4 +483,47 @@ func TestDecideBootstrappingSeedsAreNoMetricFailure(t *testing.T) {
 		assert.Equal(t, int32(3), a.in.CurrentReplicas, "the fallback applies once the metric failed for 5m")
 		assert.Equal(t, ReasonFallbackActive, d.ScalingActive.Reason)
 	})
+}
+
+func TestHoldDirections(t *testing.T) {
+	// A decision that wants to move from 4 replicas to the given number.
+	wants := func(replicas int32) Decision {
+		return Decision{
+			DesiredReplicas: replicas, Reason: "resource/shoots is 90% of target 50%",
+			Recommendations: []Recommendation{{At: t0, Replicas: replicas}},
+			ScalingLimited:  controllerutils.False(ReasonDesiredWithinRange, "within range"),
+		}
+	}
+	in, out, both := PausedDirections{ScaleIn: true}, PausedDirections{ScaleOut: true}, PausedDirections{ScaleIn: true, ScaleOut: true}
+	tests := []struct {
+		name        string
+		wanted      int32
+		paused      PausedDirections
+		wantDesired int32
+		wantLimited controllerutils.Reason
+	}{
+		{"nothing paused, scale-in", 2, PausedDirections{}, 2, ReasonDesiredWithinRange},
+		{"nothing paused, scale-out", 6, PausedDirections{}, 6, ReasonDesiredWithinRange},
+		{"scale-in paused holds a scale-in", 2, in, 4, ReasonScaleInPaused},
+		{"scale-in paused lets a scale-out through", 6, in, 6, ReasonDesiredWithinRange},
+		{"scale-out paused holds a scale-out", 6, out, 4, ReasonScaleOutPaused},
+		{"scale-out paused lets a scale-in through", 2, out, 2, ReasonDesiredWithinRange},
+		{"both paused hold a scale-in", 2, both, 4, ReasonScaleInPaused},
+		{"both paused hold a scale-out", 6, both, 4, ReasonScaleOutPaused},
+		{"both paused, nothing to hold", 4, both, 4, ReasonDesiredWithinRange},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := HoldDirections(wants(tt.wanted), 4, tt.paused)
+			assert.Equal(t, tt.wantDesired, d.DesiredReplicas)
+			assert.Equal(t, tt.wantLimited, d.ScalingLimited.Reason)
+			assert.Equal(t, []Recommendation{{At: t0, Replicas: tt.wanted}}, d.Recommendations, "the recommendation is recorded as decided")
+			if tt.wantLimited != ReasonDesiredWithinRange {
+				assert.True(t, d.ScalingLimited.IsTrue())
+				assert.Contains(t, d.ScalingLimited.Message, fmt.Sprintf("the autoscaler wants %d replicas", tt.wanted))
+				assert.Contains(t, d.ScalingLimited.Message, "holding at 4")
+				assert.Contains(t, d.Reason, "resource/shoots is 90% of target 50%", "what drove the decision stays in its reason")
+			}
+		})
+	}
 }

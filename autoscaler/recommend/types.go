@@ -5,8 +5,10 @@
 package recommend
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
@@ -36,11 +38,51 @@ type Target struct {
 	AverageValue float64
 }
 
-// Fallback holds the replicas at least at Replicas once the metric has failed for
-// FailureDuration; it may raise the replicas, never lower them.
+// Fallback proposes replicas for a metric once it has failed for FailureDuration, by its
+// Behavior (KEDA's fallback.behavior); an empty Behavior is the default,
+// CurrentReplicasIfHigher.
 type Fallback struct {
 	FailureDuration time.Duration
+	Behavior        v1alpha1.FallbackBehavior
 	Replicas        int32
+}
+
+// Proposal is the replicas the fallback proposes when the target has current replicas.
+func (f Fallback) Proposal(current int32) int32 {
+	switch f.Behavior {
+	case v1alpha1.StaticFallback:
+		return f.Replicas
+	case v1alpha1.CurrentReplicasFallback:
+		return current
+	case v1alpha1.CurrentReplicasIfLowerFallback:
+		return min(current, f.Replicas)
+	default:
+		return max(current, f.Replicas)
+	}
+}
+
+// describe says in a few words what the fallback does, for messages.
+func (f Fallback) describe() string {
+	switch f.Behavior {
+	case v1alpha1.StaticFallback:
+		return fmt.Sprintf("its fallback (Static) sets %d replicas", f.Replicas)
+	case v1alpha1.CurrentReplicasFallback:
+		return "its fallback (CurrentReplicas) holds the current replicas"
+	case v1alpha1.CurrentReplicasIfLowerFallback:
+		return fmt.Sprintf("its fallback (CurrentReplicasIfLower) holds at most %d replicas", f.Replicas)
+	default:
+		return fmt.Sprintf("its fallback holds at least %d replicas", f.Replicas)
+	}
+}
+
+// MetricFailure is since when a metric has failed and, once its fallback applies, since
+// when and what the fallback proposes.
+type MetricFailure struct {
+	Since time.Time
+	// FallbackSince is when the fallback began to apply; zero while it does not.
+	FallbackSince time.Time
+	// FallbackReplicas is the fallback's proposal; meaningful only with FallbackSince.
+	FallbackReplicas int32
 }
 
 // Metric is one of the SeedAutoscaler's metrics with the samples fetched for it.
@@ -153,8 +195,10 @@ type Input struct {
 	// Recommendations and ScaleEvents are the history kept in status.
 	Recommendations []Recommendation
 	ScaleEvents     []ScaleEvent
-	// MetricFailures says since when each failing metric (by Key) has failed.
-	MetricFailures map[string]time.Time
+	// MetricFailures are the failing metrics by Key: since when, and their fallbacks.
+	MetricFailures map[string]MetricFailure
+	// Headroom is the free shoot slots to keep across the ready seeds of Demand; 0 for none.
+	Headroom float64
 }
 
 // Condition reasons, HPA's where they mean the same.
@@ -189,10 +233,25 @@ const (
 	ReasonScaleDownLimit       controllerutils.Reason = "ScaleDownLimit"
 	ReasonTooFewRemovableSeeds controllerutils.Reason = "TooFewRemovableSeeds"
 
+	// ScalingLimited, and DirectionPaused True
+	ReasonScaleInPaused  controllerutils.Reason = "ScaleInPaused"
+	ReasonScaleOutPaused controllerutils.Reason = "ScaleOutPaused"
+
+	// DirectionPaused
+	ReasonScaleInAndOutPaused    controllerutils.Reason = "ScaleInAndOutPaused"
+	ReasonInvalidPauseAnnotation controllerutils.Reason = "InvalidPauseAnnotation"
+	ReasonNotPaused              controllerutils.Reason = "NotPaused"
+
 	// ScaledToZero
 	ReasonScaledToZero    controllerutils.Reason = "ScaledToZero"
 	ReasonNotScaledToZero controllerutils.Reason = "NotScaledToZero"
 )
+
+// PausedDirections are the directions the autoscaler may not move the target in (KEDA's
+// paused-scale-in and paused-scale-out).
+type PausedDirections struct {
+	ScaleIn, ScaleOut bool
+}
 
 // MetricValue is the measured value of one metric, for status.currentMetrics.
 type MetricValue struct {
@@ -219,9 +278,11 @@ type Decision struct {
 	Reason string
 	// Recommendations and MetricFailures replace those in status.
 	Recommendations []Recommendation
-	MetricFailures  map[string]time.Time
+	MetricFailures  map[string]MetricFailure
 	// Metrics are the measured values, in the order of Input.Metrics.
 	Metrics []MetricValue
+	// Headroom is what Input.Headroom asked for; nil without one.
+	Headroom *HeadroomResult
 
 	AbleToScale    controllerutils.Outcome
 	ScalingActive  controllerutils.Outcome

@@ -20,6 +20,9 @@ const (
 	// SeedAutoscalerScaleAheadActive says whether spec.scaleAhead's forecasts are in use:
 	// False with ForecastInaccurate while the accuracy check holds every forecast off.
 	SeedAutoscalerScaleAheadActive = "ScaleAheadActive"
+	// SeedAutoscalerDirectionPaused says whether the paused-scale-in or paused-scale-out
+	// annotation holds the target in a direction; present only while one of them is set.
+	SeedAutoscalerDirectionPaused = "DirectionPaused"
 )
 
 // AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
@@ -27,6 +30,18 @@ const (
 // number of replicas, a whole number of 0 or more, keeps it there and decides nothing else
 // until the annotation is removed.
 const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
+
+// AnnotationPausedScaleIn set to "true" on a SeedAutoscaler pauses scale-in only, as KEDA's
+// autoscaling.keda.sh/paused-scale-in does: the autoscaler goes on measuring and deciding,
+// and may add replicas, but never removes one (no seed is removed during a Gardener
+// upgrade). "false" or no annotation resumes it; AnnotationPausedReplicas wins over it.
+const AnnotationPausedScaleIn = "autoscaling.seedscaler.io/paused-scale-in"
+
+// AnnotationPausedScaleOut set to "true" on a SeedAutoscaler pauses scale-out only, as
+// KEDA's autoscaling.keda.sh/paused-scale-out does: the autoscaler may remove replicas but
+// never adds one (no seed is asked for while a cloud quota is exhausted). "false" or no
+// annotation resumes it; AnnotationPausedReplicas wins over it.
+const AnnotationPausedScaleOut = "autoscaling.seedscaler.io/paused-scale-out"
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -42,6 +57,7 @@ const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
 // +kubebuilder:printcolumn:name="Limited",type=string,JSONPath=`.status.conditions[?(@.type=="ScalingLimited")].status`
 // +kubebuilder:printcolumn:name="Ahead",type=string,JSONPath=`.status.scaleAhead.reason`
 // +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.autoscaling\.seedscaler\.io/paused-replicas`
+// +kubebuilder:printcolumn:name="DirectionPaused",type=string,JSONPath=`.status.conditions[?(@.type=="DirectionPaused")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SeedAutoscaler scales a ManagedSeedSet (or anything with a scale subresource) so that the
@@ -103,6 +119,22 @@ type SeedAutoscalerSpec struct {
 	// replicas to the reactive decision of spec.metrics; unset, the autoscaler is reactive.
 	// +optional
 	ScaleAhead *ScaleAhead `json:"scaleAhead,omitempty,omitzero"`
+	// headroom keeps free shoot slots on the target's ready seeds: a utilization target is
+	// a share, while a burst of shoots created at once needs a count of free slots to bind
+	// without waiting for a new seed. The replicas it asks for are a lower bound on what
+	// spec.metrics ask for, within minReplicas and maxReplicas.
+	// +optional
+	Headroom *Headroom `json:"headroom,omitempty,omitzero"`
+}
+
+// Headroom is a number of free shoot slots to keep on the target's ready seeds.
+type Headroom struct {
+	// shoots is the fewest free shoot slots (allocatable less shoots) to keep across the
+	// target's ready seeds, 1 to 10000: 20 lets a burst of 20 shoots created within a
+	// minute bind at once, without waiting for a new seed.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 10000",message="spec.headroom.shoots must be 1 to 10000 free shoot slots, e.g. shoots: 20; to keep no headroom remove spec.headroom"
+	Shoots int32 `json:"shoots,omitempty"`
 }
 
 // ForecastType is a forecast of a set's demand (shoots on its seeds plus pending).
@@ -230,8 +262,8 @@ type MetricSpec struct {
 	// resource is a seed resource tracked in status.capacity and status.allocatable.
 	// +optional
 	Resource *ResourceMetricSource `json:"resource,omitempty,omitzero"`
-	// fallback sets a replica count to hold at least while the metric has been unavailable
-	// for failureDurationSeconds. It may raise the replicas, never lower them.
+	// fallback proposes replicas for the metric once it has been unavailable for
+	// failureDurationSeconds, by its behavior; by default it holds at least fallback.replicas.
 	// +optional
 	Fallback *MetricFallback `json:"fallback,omitempty,omitzero"`
 }
@@ -284,7 +316,29 @@ type MetricTarget struct {
 	AverageValue *resource.Quantity `json:"averageValue,omitempty"`
 }
 
+// FallbackBehavior is how a metric's fallback picks its replicas, KEDA's fallback.behavior
+// in Kubernetes' spelling of enums (KEDA's static is Static, currentReplicas is
+// CurrentReplicas, and so on).
+// +kubebuilder:validation:Enum=Static;CurrentReplicas;CurrentReplicasIfHigher;CurrentReplicasIfLower
+type FallbackBehavior string
+
+const (
+	// StaticFallback proposes fallback.replicas, above or below the current replicas.
+	StaticFallback FallbackBehavior = "Static"
+	// CurrentReplicasFallback proposes the current replicas: the metric holds the target
+	// where it is. It takes no fallback.replicas.
+	CurrentReplicasFallback FallbackBehavior = "CurrentReplicas"
+	// CurrentReplicasIfHigherFallback proposes the larger of the current replicas and
+	// fallback.replicas: it may raise the replicas, never lower them. The default.
+	CurrentReplicasIfHigherFallback FallbackBehavior = "CurrentReplicasIfHigher"
+	// CurrentReplicasIfLowerFallback proposes the smaller of the current replicas and
+	// fallback.replicas: it may lower the replicas, never raise them.
+	CurrentReplicasIfLowerFallback FallbackBehavior = "CurrentReplicasIfLower"
+)
+
 // MetricFallback is what to do while a metric stays unavailable.
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) || (has(self.behavior) && self.behavior == 'CurrentReplicas')",message="spec.metrics[].fallback.replicas is required with behavior Static, CurrentReplicasIfHigher (the default) and CurrentReplicasIfLower: set the replicas to fall back to, e.g. replicas: 3, or use behavior CurrentReplicas to hold the current replicas",messageExpression="'spec.metrics[].fallback.replicas is required with behavior ' + (has(self.behavior) ? self.behavior : 'CurrentReplicasIfHigher') + ': set the replicas to fall back to, e.g. replicas: 3, or use behavior CurrentReplicas to hold the current replicas'"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.behavior) || self.behavior != 'CurrentReplicas'",message="spec.metrics[].fallback.replicas has no effect with behavior CurrentReplicas, which holds the current replicas: remove replicas, or use behavior Static, CurrentReplicasIfHigher or CurrentReplicasIfLower to fall back to them"
 type MetricFallback struct {
 	// failureDurationSeconds is how long the metric must have been unavailable before the
 	// fallback applies.
@@ -292,11 +346,20 @@ type MetricFallback struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	FailureDurationSeconds int32 `json:"failureDurationSeconds,omitempty"`
-	// replicas to hold at least while the fallback applies, 0 to 1000.
-	// +required
+	// behavior is how the fallback picks its replicas once it applies, as KEDA's
+	// fallback.behavior: Static (replicas), CurrentReplicas (the current replicas),
+	// CurrentReplicasIfHigher (the larger of the two: it may raise the replicas, never lower
+	// them; the default) or CurrentReplicasIfLower (the smaller: it may lower them, never
+	// raise them).
+	// +optional
+	// +kubebuilder:default=CurrentReplicasIfHigher
+	Behavior FallbackBehavior `json:"behavior,omitempty"`
+	// replicas the fallback falls back to, 0 to 1000; required with every behavior but
+	// CurrentReplicas, which takes none.
+	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
-	Replicas int32 `json:"replicas"`
+	Replicas *int32 `json:"replicas,omitempty"`
 }
 
 // SeedAutoscalerBehavior configures scaling up and down, as autoscaling/v2 does.
@@ -378,7 +441,8 @@ type ScalingPolicy struct {
 
 // SeedAutoscalerStatus is the observed state of a SeedAutoscaler.
 type SeedAutoscalerStatus struct {
-	// conditions are AbleToScale, ScalingActive, ScalingLimited, ScaledToZero.
+	// conditions are AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, and
+	// ScaleAheadActive and DirectionPaused while they apply.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -420,7 +484,8 @@ type SeedAutoscalerStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=512
 	ScaleEvents []ScaleEvent `json:"scaleEvents,omitempty"`
-	// metricFailures record since when each failing metric has been unavailable (fallback).
+	// metricFailures record since when each failing metric has been unavailable, and
+	// whether and since when its fallback applies.
 	// +optional
 	// +listType=map
 	// +listMapKey=metric
@@ -433,6 +498,25 @@ type SeedAutoscalerStatus struct {
 	// consolidation is the state of spec.behavior.scaleDown.consolidation.
 	// +optional
 	Consolidation *ConsolidationStatus `json:"consolidation,omitempty"`
+	// headroom is what spec.headroom asked for at the last evaluation.
+	// +optional
+	Headroom *HeadroomStatus `json:"headroom,omitempty"`
+}
+
+// HeadroomStatus is what spec.headroom asked for at the last evaluation.
+type HeadroomStatus struct {
+	// freeShoots are the free shoot slots across the target's ready seeds with a usage
+	// sample: allocatable less shoots; unset when unknown.
+	// +optional
+	FreeShoots *int32 `json:"freeShoots,omitempty"`
+	// replicas the headroom asks for: the fewest that keep spec.headroom.shoots slots free,
+	// before the scaling policies and minReplicas and maxReplicas; unset when unknown.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// message says how replicas follow from the free slots, or why they are unknown.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
 }
 
 // LeadTimeSource says where the lead time in use comes from.
@@ -602,7 +686,8 @@ type ScaleEvent struct {
 	ReplicaChange int32 `json:"replicaChange"`
 }
 
-// MetricFailure records since when a metric has been unavailable.
+// MetricFailure records since when a metric has been unavailable, and whether and since
+// when its fallback applies.
 type MetricFailure struct {
 	// metric names the failing metric, for example resource/shoots.
 	// +required
@@ -611,4 +696,13 @@ type MetricFailure struct {
 	// since when the metric has been unavailable.
 	// +required
 	Since metav1.Time `json:"since"`
+	// fallbackActiveSince is when the metric's fallback began to apply: the first
+	// evaluation at least failureDurationSeconds after since. Set while the fallback
+	// applies, unset while it does not (no fallback, or not failing for long enough yet).
+	// +optional
+	FallbackActiveSince *metav1.Time `json:"fallbackActiveSince,omitempty"`
+	// fallbackReplicas are the replicas the fallback proposed at the last evaluation, by
+	// its behavior; set while it applies.
+	// +optional
+	FallbackReplicas *int32 `json:"fallbackReplicas,omitempty"`
 }
