@@ -10,9 +10,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/testing/garden"
 )
 
-// gardenerLandscape is the demo's landscape in a real garden: Gardener's own objects from
-// examples/gardener/demo, in file order, then GCP's region config and the SeedAutoscaler,
-// which are the same as in the demo without Gardener.
+// gardenerLandscape holds Gardener's own objects of the demo's landscape in a real garden.
 const gardenerLandscape = "examples/gardener/demo"
 
 // startGarden starts a real garden with gardener-scheduler and gardener-controller-manager,
@@ -24,14 +22,29 @@ func (st *Stack) startGarden(ctx context.Context) error {
 		return err
 	}
 	st.garden, st.Env, st.Kubeconfig = g, g.Environment, g.Kubeconfig
-	files, err := filepath.Glob(filepath.Join(st.Root, gardenerLandscape, "*.yaml"))
+	if err := ApplyGardenerLandscape(ctx, g, st.Root); err != nil {
+		return err
+	}
+	st.log.Info("Starting gardener-scheduler and gardener-controller-manager")
+	if _, err := g.StartScheduler("SameRegion"); err != nil {
+		return err
+	}
+	_, err = g.StartControllerManager()
+	return err
+}
+
+// ApplyGardenerLandscape creates the demo's landscape in a garden: Gardener's own objects from
+// examples/gardener/demo in file order, then GCP's region config and the SeedAutoscaler,
+// which are the same as in the demo without Gardener. root is the repository's root.
+func ApplyGardenerLandscape(ctx context.Context, g *garden.Garden, root string) error {
+	files, err := filepath.Glob(filepath.Join(root, gardenerLandscape, "*.yaml"))
 	if err != nil {
 		return err
 	}
 	sort.Strings(files)
 	files = append(files,
-		filepath.Join(st.Root, "examples", "region-config", "gcp-region-config.yaml"),
-		filepath.Join(st.Root, "examples", "demo", "30-seedautoscaler.yaml"))
+		filepath.Join(root, "examples", "region-config", "gcp-region-config.yaml"),
+		filepath.Join(root, "examples", "demo", "30-seedautoscaler.yaml"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -41,12 +54,7 @@ func (st *Stack) startGarden(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 	}
-	st.log.Info("Starting gardener-scheduler and gardener-controller-manager")
-	if _, err := g.StartScheduler("SameRegion"); err != nil {
-		return err
-	}
-	_, err = g.StartControllerManager()
-	return err
+	return nil
 }
 
 // gardenerArgs are the flags the parts take beside Gardener, as the chart's beside-Gardener

@@ -6,6 +6,7 @@ package aggregation
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -81,6 +82,18 @@ func RegisterLocalAPIs(ctx context.Context, c client.Client, namespace, name str
 		}
 	}
 	return nil
+}
+
+// Unregister removes what RegisterLocalAPIs created: the APIServices of apis and the
+// Service namespace/name. The kube-apiserver then serves none of those group versions.
+func Unregister(ctx context.Context, c client.Client, namespace, name string, apis []API) error {
+	var errs []error
+	for _, api := range apis {
+		errs = append(errs, client.IgnoreNotFound(c.Delete(ctx, NewAPIService(APIServiceName(api.GroupVersion)))))
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	errs = append(errs, client.IgnoreNotFound(c.Delete(ctx, svc)))
+	return errors.Join(errs...)
 }
 
 // WaitAvailable waits until the kube-apiserver reports every metrics APIService Available.

@@ -163,7 +163,7 @@ func TestChartOnARealNode(t *testing.T) {
 		require.NoError(t, c.Create(ctx, builders.MakeShoot(tenants, fmt.Sprintf("tenant-%03d", i)).Obj()))
 	}
 	waitFor(t, "every shoot bound on at least 3 ready seeds", 6*time.Minute, func() (bool, string) {
-		s, n := set(), unbound(ctx, t, c)
+		s, n := set(), unbound(ctx, t, c, tenants)
 		return n == 0 && s.Status.ReadyReplicas >= 3, fmt.Sprintf("%d unbound, %d/%d ready", n, s.Status.ReadyReplicas, ptr.Deref(s.Spec.Replicas, 1))
 	})
 
@@ -325,9 +325,10 @@ func promQuerier(t *testing.T, address string) promv1.API {
 	return promv1.NewAPI(cl)
 }
 
-func unbound(ctx context.Context, t *testing.T, c client.Client) int {
+// unbound counts the shoots of namespace ns that have no seed.
+func unbound(ctx context.Context, t *testing.T, c client.Client, ns string) int {
 	var shoots gardencorev1beta1.ShootList
-	require.NoError(t, c.List(ctx, &shoots, client.InNamespace(tenants)))
+	require.NoError(t, c.List(ctx, &shoots, client.InNamespace(ns)))
 	n := 0
 	for _, s := range shoots.Items {
 		if s.Spec.SeedName == nil {

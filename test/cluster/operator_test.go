@@ -121,32 +121,38 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 		// The chart's rules are loaded and every one evaluates: with two exporter replicas a
 		// join on one instance's series would fail as many-to-many.
 		waitFor(t, "every alert and recording rule evaluated without error", 2*time.Minute, func() (bool, string) {
-			rules, err := prom.Rules(ctx, nil)
-			if err != nil {
-				return false, err.Error()
-			}
-			if len(rules.Groups) == 0 {
-				return false, "the chart's PrometheusRule is not loaded"
-			}
-			for _, g := range rules.Groups {
-				for _, r := range g.Rules {
-					var name, health, lastError string
-					switch r := r.(type) {
-					case promv1.AlertingRule:
-						name, health, lastError = r.Name, string(r.Health), r.LastError
-					case promv1.RecordingRule:
-						name, health, lastError = r.Name, string(r.Health), r.LastError
-					}
-					if health != "ok" {
-						return false, fmt.Sprintf("%s/%s: %s %s", g.Name, name, health, lastError)
-					}
-				}
-			}
-			return true, ""
+			return rulesHealthy(ctx, prom)
 		})
 	})
 
 	restartsUnderARamp(ctx, t, cs, c)
+}
+
+// rulesHealthy says whether Prometheus loaded the chart's rules and evaluates every one
+// without error, and names the first that fails.
+func rulesHealthy(ctx context.Context, prom promv1.API) (bool, string) {
+	rules, err := prom.Rules(ctx, nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	if len(rules.Groups) == 0 {
+		return false, "the chart's PrometheusRule is not loaded"
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			var name, health, lastError string
+			switch r := r.(type) {
+			case promv1.AlertingRule:
+				name, health, lastError = r.Name, string(r.Health), r.LastError
+			case promv1.RecordingRule:
+				name, health, lastError = r.Name, string(r.Health), r.LastError
+			}
+			if health != "ok" {
+				return false, fmt.Sprintf("%s/%s: %s %s", g.Name, name, health, lastError)
+			}
+		}
+	}
+	return true, ""
 }
 
 // restartsUnderARamp creates shoots in steps while it kills one pod of every part and
@@ -221,7 +227,7 @@ func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 		costs = append(costs, fmt.Sprintf("%s: %.0f s", v.name, gap.Seconds()))
 	}
 	waitFor(t, "every ramp shoot bound", 5*time.Minute, func() (bool, string) {
-		n := unbound(ctx, t, c)
+		n := unbound(ctx, t, c, tenants)
 		return n == 0, fmt.Sprintf("%d unbound", n)
 	})
 	w.stop()

@@ -102,15 +102,5 @@ func startProcess(t *testing.T, g *garden.Garden, binary, name string, args ...s
 }
 
 func printLogs(t *testing.T, dir string) {
-	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	for _, path := range logs {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		if len(data) > 4096 {
-			data = data[len(data)-4096:]
-		}
-		t.Logf("--- %s (end) ---\n%s", filepath.Base(path), data)
-	}
+	t.Log(garden.LogTails(dir))
 }

@@ -415,6 +415,10 @@ func (c *Cluster) Clientset() (*kubernetes.Clientset, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
+// EtcdURL is the client URL of the cluster's etcd, for an aggregated API server that stores
+// its objects beside the kube-apiserver's (gardener-apiserver, as in a garden).
+func (c *Cluster) EtcdURL() string { return fmt.Sprintf("http://127.0.0.1:%d", etcdClientPort) }
+
 // Tool is the path of a tool binary of the cluster's version (kubectl, say).
 func (c *Cluster) Tool(name string) string { return c.state.Tools[name] }
 

@@ -338,6 +338,8 @@ type ChartOptions struct {
 	Chart string
 	// Release and Namespace of the install; the namespace enforces restricted Pod Security.
 	Release, Namespace string
+	// ValuesFiles are helm --values files, applied before Values.
+	ValuesFiles []string
 	// Values are helm --set arguments, name=value.
 	Values []string
 }
@@ -354,6 +356,9 @@ func (c *Cluster) InstallChart(ctx context.Context, opts ChartOptions) error {
 		return err
 	}
 	args := []string{"install", opts.Release, opts.Chart, "--namespace", opts.Namespace, "--wait", "--timeout", "3m"}
+	for _, f := range opts.ValuesFiles {
+		args = append(args, "--values", f)
+	}
 	for _, v := range opts.Values {
 		args = append(args, "--set", v)
 	}

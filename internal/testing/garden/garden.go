@@ -4,6 +4,10 @@
 // the admission plugins a garden runs. gardener-scheduler and gardener-controller-manager run
 // as processes against it where a test needs them. Only seedscaler's own API groups are
 // installed as CRDs: Gardener's kinds are gardener-apiserver's.
+//
+// Beside turns a running cluster (the one-node cluster whose pods run the chart) into a
+// garden the same way: gardener-apiserver on this machine, registered with that cluster's
+// kube-apiserver and storing its objects in that cluster's etcd under a prefix of its own.
 package garden
 
 import (
@@ -19,16 +23,20 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seedscaler/seedscaler/internal/aggregation"
 	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/process"
+	"github.com/seedscaler/seedscaler/internal/scheme"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 )
 
@@ -67,14 +75,17 @@ type Options struct {
 // Garden is a running kube-apiserver, etcd and gardener-apiserver with the base objects of a
 // garden (base.yaml) created.
 type Garden struct {
+	// Environment holds the kube-apiserver's admin config, client and scheme. Start owns the
+	// kube-apiserver and etcd behind it; Beside only borrows them.
 	*testenv.Environment
 	// Kubeconfig is an admin kubeconfig file for the garden, for Gardener's processes.
 	Kubeconfig string
 	// LogDir holds the logs of Gardener's processes.
 	LogDir string
 
-	apiServer *process.Process
-	processes []*process.Process
+	ownsEnvironment bool
+	apiServer       *process.Process
+	processes       []*process.Process
 }
 
 // Start starts the garden. Stop it with Stop.
@@ -97,7 +108,7 @@ func Start(ctx context.Context, opts Options) (g *Garden, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g = &Garden{Environment: env, LogDir: opts.LogDir}
+	g = &Garden{Environment: env, LogDir: opts.LogDir, ownsEnvironment: true}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, g.Stop())
@@ -116,13 +127,85 @@ func Start(ctx context.Context, opts Options) (g *Garden, err error) {
 	if err := os.WriteFile(g.Kubeconfig, kubeconfig, 0o600); err != nil {
 		return g, err
 	}
-	if err := g.startAPIServer(ctx, apiServerBin, opts.DisableAdmissionPlugins); err != nil {
+	return g, g.startGardener(ctx, apiServerBin, env.EtcdURL(), "", opts.DisableAdmissionPlugins)
+}
+
+// BesideOptions say which running cluster Beside makes a garden of.
+type BesideOptions struct {
+	// Kubeconfig is a cluster-admin kubeconfig file of the cluster's kube-apiserver, which
+	// must run this machine's loopback-reachable aggregation layer (front proxy).
+	Kubeconfig string
+	// EtcdURL is the client URL of the cluster's etcd. gardener-apiserver stores its
+	// objects there under EtcdPrefix, apart from the kube-apiserver's.
+	EtcdURL    string
+	EtcdPrefix string
+	// LogDir receives the logs of Gardener's processes.
+	LogDir string
+}
+
+// Beside starts gardener-apiserver on this machine beside a running cluster, registers
+// Gardener's APIs with the cluster's kube-apiserver and creates a garden's base objects.
+// The cluster must serve none of Gardener's groups from CRDs. Stop unregisters the APIs and
+// stops Gardener's processes; the cluster keeps running.
+func Beside(ctx context.Context, opts BesideOptions) (g *Garden, err error) {
+	apiServerBin, err := testenv.Tool("gardener-apiserver")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", opts.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	env := &testenv.Environment{Config: cfg, Scheme: scheme.New()}
+	// Beside checks the cluster's CRDs.
+	if err := apiextensionsv1.AddToScheme(env.Scheme); err != nil {
+		return nil, err
+	}
+	if env.Client, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+		return nil, err
+	}
+	g = &Garden{Environment: env, Kubeconfig: opts.Kubeconfig, LogDir: opts.LogDir}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, g.Stop())
+		}
+	}()
+	if crds, err := crdsOfGardenersGroups(ctx, g.Client); err != nil {
 		return g, err
+	} else if len(crds) > 0 {
+		return g, fmt.Errorf("the cluster serves Gardener's groups from CRDs %s: delete them before gardener-apiserver can serve the groups", strings.Join(crds, ", "))
+	}
+	return g, g.startGardener(ctx, apiServerBin, opts.EtcdURL, opts.EtcdPrefix, nil)
+}
+
+// crdsOfGardenersGroups names the cluster's CRDs of a group gardener-apiserver serves.
+func crdsOfGardenersGroups(ctx context.Context, c client.Client) ([]string, error) {
+	crds := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := c.List(ctx, crds); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, crd := range crds.Items {
+		for _, api := range APIs {
+			if crd.Spec.Group == api.Group {
+				names = append(names, crd.Name)
+				break
+			}
+		}
+	}
+	return names, nil
+}
+
+// startGardener starts gardener-apiserver and creates the garden's base objects.
+func (g *Garden) startGardener(ctx context.Context, bin, etcdURL, etcdPrefix string, disabled []string) error {
+	if err := g.startAPIServer(ctx, bin, etcdURL, etcdPrefix, disabled); err != nil {
+		return err
 	}
 	if err := g.Apply(ctx, baseObjects); err != nil {
-		return g, fmt.Errorf("creating the garden's base objects: %w", err)
+		return fmt.Errorf("creating the garden's base objects: %w", err)
 	}
-	return g, nil
+	return nil
 }
 
 // ownCRDDirectories are the chart's CRD folders of seedscaler's own API groups: those no
@@ -135,7 +218,7 @@ func ownCRDDirectories() ([]string, error) {
 	return []string{filepath.Join(root, "charts", "seedscaler", "files", "autoscaling-crds")}, nil
 }
 
-func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []string) error {
+func (g *Garden) startAPIServer(ctx context.Context, bin, etcdURL, etcdPrefix string, disabled []string) error {
 	ca, err := pki.NewCA("gardener-apiserver-ca")
 	if err != nil {
 		return err
@@ -158,7 +241,7 @@ func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []stri
 	args := []string{
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
-		"--etcd-servers=" + g.EtcdURL(),
+		"--etcd-servers=" + etcdURL,
 		"--tls-cert-file=" + certFile,
 		"--tls-private-key-file=" + keyFile,
 		"--cluster-identity=seedscaler-test-garden",
@@ -166,6 +249,9 @@ func (g *Garden) startAPIServer(ctx context.Context, bin string, disabled []stri
 		"--authorization-kubeconfig=" + g.Kubeconfig,
 		"--kubeconfig=" + g.Kubeconfig,
 		"--authorization-always-allow-paths=/healthz,/readyz,/livez",
+	}
+	if etcdPrefix != "" {
+		args = append(args, "--etcd-prefix="+etcdPrefix)
 	}
 	if len(disabled) > 0 {
 		args = append(args, "--disable-admission-plugins="+strings.Join(disabled, ","))
@@ -282,8 +368,18 @@ func (g *Garden) Apply(ctx context.Context, docs []byte) error {
 			return fmt.Errorf("creating %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
 		}
 		if hasStatus {
-			obj.Object["status"] = status
-			if err := g.Client.Status().Update(ctx, obj); err != nil {
+			// Gardener's controllers may have written the object since it was created.
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				obj.Object["status"] = status
+				err := g.Client.Status().Update(ctx, obj)
+				if apierrors.IsConflict(err) {
+					if getErr := g.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); getErr != nil {
+						return getErr
+					}
+				}
+				return err
+			})
+			if err != nil {
 				return fmt.Errorf("writing the status of %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
 			}
 		}
@@ -301,13 +397,42 @@ func (g *Garden) create(ctx context.Context, obj client.Object) error {
 	return err
 }
 
-// Stop stops Gardener's processes, gardener-apiserver, the kube-apiserver and etcd.
+// Stop stops Gardener's processes and gardener-apiserver, and then the kube-apiserver and
+// etcd Start started. Beside a cluster it unregisters Gardener's APIs instead, so that the
+// cluster serves none of them any more.
 func (g *Garden) Stop() error {
 	for _, p := range g.processes {
 		p.Stop(10 * time.Second)
 	}
+	if g.ownsEnvironment {
+		if g.apiServer != nil {
+			g.apiServer.Stop(10 * time.Second)
+		}
+		return g.Environment.Stop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := aggregation.Unregister(ctx, g.Client, serviceNamespace, serviceName, APIs)
 	if g.apiServer != nil {
 		g.apiServer.Stop(10 * time.Second)
 	}
-	return g.Environment.Stop()
+	return err
+}
+
+// LogTails returns the last 4 KiB of every log in dir (a garden's LogDir), to explain a
+// failure.
+func LogTails(dir string) string {
+	var b strings.Builder
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	for _, path := range logs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if len(data) > 4096 {
+			data = data[len(data)-4096:]
+		}
+		fmt.Fprintf(&b, "--- %s (end) ---\n%s\n", filepath.Base(path), data)
+	}
+	return b.String()
 }
