@@ -241,6 +241,11 @@ case("a bad capacity annotation and a bad pause annotation fire, each with its r
          alert("SeedAutoscalerMisconfigured", misconfigured("eu", "InvalidCapacityAnnotation")),
          alert("SeedAutoscalerMisconfigured", misconfigured("us", "InvalidPausedReplicas"))),
       at("15m", "SeedAutoscalerMetricsUnavailable")])
+paused = lambda n, r: exporter("garden_seedautoscaler_condition_reason", {"namespace": "garden", "name": n, "condition": "DirectionPaused", "reason": r}, "1x20")
+case("a pause annotation that is neither true nor false fires; a direction paused on purpose does not",
+     paused("eu", "InvalidPauseAnnotation") + paused("us", "ScaleInPaused"),
+     [at("15m", "SeedAutoscalerMisconfigured",
+         alert("SeedAutoscalerMisconfigured", dict(deduplicated("exporter", {"namespace": "garden", "name": "eu", "condition": "DirectionPaused"}), reason="InvalidPauseAnnotation")))])
 able = lambda n, r: exporter("garden_seedautoscaler_condition_reason", {"namespace": "garden", "name": n, "condition": "AbleToScale", "reason": r}, "1x20")
 case("a scale target the cluster does not back fires, each with its reason; a passing read of the scale does not",
      able("eu", "MissingScaleSubresource") + able("us", "TargetNotFound") + able("ap", "ReadyForNewScale") +
