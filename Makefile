@@ -51,7 +51,7 @@ RBAC_PARTS := scheduler=./scheduler/... \
 
 .PHONY: help
 help: ## Show the targets.
-	@awk 'BEGIN {FS = ":.*##"} /^[a-z-]+:.*##/ {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"} /^[a-z0-9-]+:.*##/ {printf "  %-17s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: tools
 tools: ## Build every tool binary into the cache (first run only: ~30 min on 2 cores).
@@ -157,9 +157,37 @@ demo-cluster: build image node-packages ## The demo with the parts as the chart'
 test: verify tools image node-packages ## Everything a change must pass: verify, unit, integration and node tests.
 	$(TEST_ENV) $(GO) test -count=1 -tags integration ./...
 
+# The layers of `make test`, each usable alone (docs/development.md): unit tests need no tool;
+# integration runs every package but the end-to-end and node suites with the real binaries;
+# end-to-end runs the whole stack on loopback and against a real Gardener garden; node installs
+# the chart onto a real one-node cluster (root). `make test` runs them all in one `go test`, so
+# that packages run side by side.
+E2E_PKGS  := ./test/e2e/... ./test/garden/...
+NODE_PKGS := ./test/cluster/...
+INTEGRATION_PKGS = $(shell $(GO) list ./... | grep -v -e '/test/e2e' -e '/test/garden' -e '/test/cluster')
+
+.PHONY: test-env
+test-env: ## Print the variables integration tests read, for `eval "$$(make -s test-env)"`.
+	@for v in $(TEST_ENV); do echo "export $$v"; done
+
 .PHONY: test-unit
 test-unit: ## The unit tests alone: plain `go test ./...`, no tools needed.
 	$(GO) test ./...
+
+.PHONY: test-integration
+test-integration: ## Unit and integration tests of every package but the end-to-end and node suites.
+	$(TOOLS) envtest prometheus promtool helm gardener
+	$(TEST_ENV) $(GO) test -count=1 -tags integration $(INTEGRATION_PKGS)
+
+.PHONY: test-e2e
+test-e2e: ## The whole stack on loopback (test/e2e) and against a real Gardener garden (test/garden).
+	$(TOOLS) envtest prometheus promtool helm gardener
+	$(TEST_ENV) $(GO) test -count=1 -tags integration $(E2E_PKGS)
+
+.PHONY: test-node
+test-node: image node-packages ## The chart's pods on a real one-node cluster, beside Gardener too (root).
+	$(TOOLS) envtest prometheus promtool helm node gardener
+	$(TEST_ENV) $(GO) test -count=1 -tags integration $(NODE_PKGS)
 
 .PHONY: bench
 bench: tools ## Run the benchmarks (figures go into docs/performance.md).
