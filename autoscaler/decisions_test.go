@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -194,6 +196,51 @@ func TestInvalidCapacityAnnotationIsReportedAndReadAsTheScheduler(t *testing.T) 
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	assert.Contains(t, c.Message, `annotation capacity.seedmanagement.gardener.cloud/shoots="abc" of ManagedSeedSet invalid-capacity/invalid-capacity is not a whole number of shoots`)
 	assert.Contains(t, c.Message, "the default of 250 shoots per seed")
+}
+
+// A set whose gardenlet template names no capacity takes its parent gardenlet's
+// (mergeWithParent, on by default): while the parent seed is not registered the size of a new
+// seed cannot be known, and the autoscaler says so, naming the fields; once the parent is
+// registered, new seeds are sized from its capacity less its reserved shoots.
+func TestReplicaCapacityFromTheParentGardenlet(t *testing.T) {
+	f := newFixture(t, "parent-capacity")
+	parent := f.name + "-soil"
+	f.createSetWith(0, nil, func(set *seedmanagementv1alpha1.ManagedSeedSet) {
+		set.Spec.Template.Spec.Gardenlet = &seedmanagementv1alpha1.Gardenlet{Config: &seedmanagementv1alpha1.GardenletConfiguration{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "gardenlet.config.gardener.cloud/v1alpha1", Kind: "GardenletConfiguration"},
+			SeedConfig: set.Spec.Template.Spec.SeedTemplate,
+		}}
+		set.Spec.Template.Spec.SeedTemplate = nil
+		set.Spec.ShootTemplate.Spec.SeedName = ptr.To(parent)
+	})
+	f.metrics.setPending(f.name, 400)
+	f.createAutoscaler(0, 10, 70, nil)
+	f.start(false)
+
+	// 400 pending shoots on seeds of 250 (the default) at 70%: ceil(400 / 175) = 3.
+	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
+	require.Eventually(t, func() bool {
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason == "UnknownReplicaCapacity"
+	}, timeout, tick)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive)
+	assert.Equal(t, metav1.ConditionFalse, c.Status)
+	assert.Contains(t, c.Message, "has parent seed "+parent+" (shootTemplate.spec.seedName), which is not registered")
+	assert.Contains(t, c.Message, "set template.spec.gardenlet.config.resources.capacity (and reserved) for shoots, or register the parent seed")
+	assert.NotEmpty(t, f.eventsOnceThere("UnknownReplicaCapacity", 1))
+
+	// The parent registers 20 shoots, 5 reserved: new seeds take 15, 400 / (15 × 70%) = 39
+	// seeds, at most 10, reached in steps of the scale-up policy (4 seeds or 100% per 15 s).
+	seed := builders.MakeSeed(parent).Allocatable(15).Ready().Obj()
+	seed.Status.Capacity = corev1.ResourceList{gardencorev1beta1.ResourceShoots: resource.MustParse("20")}
+	status := seed.Status
+	require.NoError(t, env.Client.Create(f.ctx, seed))
+	seed.Status = status
+	require.NoError(t, env.Client.Status().Update(f.ctx, seed))
+	require.Eventually(t, func() bool {
+		f.clock.Step(15 * time.Second)
+		return f.specReplicas() == 10
+	}, timeout, tick)
+	assert.NotEqual(t, "UnknownReplicaCapacity", f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason)
 }
 
 // Shoots that no seed of the set accepts need new seeds: the headroom of the existing

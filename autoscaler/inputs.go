@@ -1,6 +1,7 @@
 package autoscaler
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -282,7 +283,11 @@ func demandOf(obs *observation, shootsTarget recommend.Target, now time.Time, ma
 		// the pending shoots were counted against.
 		perSeed, err := setcapacity.NewReplicaShoots(obs.set, obs.parent, setcapacity.DefaultShoots)
 		demand.AllocatablePerSeed, demand.AllocatableSource = float64(perSeed.Shoots), perSeed.Source
-		if err != nil {
+		var unknownParent *setcapacity.UnknownParentError
+		switch {
+		case errors.As(err, &unknownParent):
+			demand.UnknownReplicaCapacity = err.Error()
+		case err != nil:
 			demand.InvalidCapacityAnnotation = err.Error()
 		}
 	}

@@ -64,6 +64,9 @@ const (
 	EventInvalidSelector = controllerutils.Warning(recommend.ReasonInvalidSelector)
 	// EventInvalidCapacityAnnotation: the target's capacity annotation is ignored.
 	EventInvalidCapacityAnnotation = controllerutils.Warning(recommend.ReasonInvalidCapacityAnnotation)
+	// EventUnknownReplicaCapacity: a new replica's capacity depends on a parent gardenlet's
+	// that is not known.
+	EventUnknownReplicaCapacity = controllerutils.Warning(recommend.ReasonUnknownReplicaCapacity)
 	// EventScalingLimited: a scale-in was held at what the set can remove.
 	EventScalingLimited = controllerutils.Normal("ScalingLimited")
 	// EventScaleInPaused, EventScaleOutPaused, EventScaleInAndOutPaused: the paused-scale-in
@@ -482,6 +485,8 @@ func scalingActiveEvent(reason controllerutils.Reason) controllerutils.EventReas
 		return EventInvalidSelector
 	case recommend.ReasonInvalidCapacityAnnotation:
 		return EventInvalidCapacityAnnotation
+	case recommend.ReasonUnknownReplicaCapacity:
+		return EventUnknownReplicaCapacity
 	default:
 		return controllerutils.Warning(reason)
 	}

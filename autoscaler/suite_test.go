@@ -231,6 +231,12 @@ func newFixture(t *testing.T, name string) *fixture {
 // by a label unique to the test, with the given replicas and status.selector.
 func (f *fixture) createSet(replicas int32, annotations map[string]string) *seedmanagementv1alpha1.ManagedSeedSet {
 	f.t.Helper()
+	return f.createSetWith(replicas, annotations, nil)
+}
+
+// createSetWith is createSet with mutate applied to the set before it is created.
+func (f *fixture) createSetWith(replicas int32, annotations map[string]string, mutate func(*seedmanagementv1alpha1.ManagedSeedSet)) *seedmanagementv1alpha1.ManagedSeedSet {
+	f.t.Helper()
 	set := &seedmanagementv1alpha1.ManagedSeedSet{}
 	require.NoError(f.t, testenv.ReadExample("managedseedset.yaml", set))
 	set.Name, set.Namespace, set.Annotations = f.name, f.ns, annotations
@@ -239,6 +245,9 @@ func (f *fixture) createSet(replicas int32, annotations map[string]string) *seed
 	set.Spec.Template.Labels["set"] = f.name
 	set.Spec.ShootTemplate.Labels["set"] = f.name
 	set.Spec.Template.Spec.SeedTemplate.Labels["set"] = f.name
+	if mutate != nil {
+		mutate(set)
+	}
 	require.NoError(f.t, env.Client.Create(f.ctx, set))
 	set.Status.Replicas = replicas
 	set.Status.Selector = "foo=bar,set=" + f.name

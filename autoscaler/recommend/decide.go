@@ -282,13 +282,18 @@ func (p *proposals) setScalingActive() {
 	default:
 		d.ScalingActive = controllerutils.False(ReasonIncompleteMetrics, "scaling in is held, scaling out only on what is known: "+strings.Join(p.problems, "; "))
 	}
-	if dm.InvalidCapacityAnnotation != "" {
-		// Scaling goes on with the capacity the set has without the annotation, as the
-		// scheduler's pending-fit does; the condition says so until the annotation is fixed.
-		if d.ScalingActive.IsTrue() {
-			d.ScalingActive = controllerutils.False(ReasonInvalidCapacityAnnotation, dm.InvalidCapacityAnnotation)
-		} else {
-			d.ScalingActive.Message += "; " + dm.InvalidCapacityAnnotation
+	// Scaling goes on with the capacity the set has without the annotation, or without its
+	// parent's, as the scheduler's pending-fit does; the condition says so until it is fixed.
+	for _, problem := range []struct {
+		reason  controllerutils.Reason
+		message string
+	}{{ReasonInvalidCapacityAnnotation, dm.InvalidCapacityAnnotation}, {ReasonUnknownReplicaCapacity, dm.UnknownReplicaCapacity}} {
+		switch {
+		case problem.message == "":
+		case d.ScalingActive.IsTrue():
+			d.ScalingActive = controllerutils.False(problem.reason, problem.message)
+		default:
+			d.ScalingActive.Message += "; " + problem.message
 		}
 	}
 }

@@ -121,6 +121,9 @@ type Demand struct {
 	// InvalidCapacityAnnotation, when not empty, says that the target's capacity annotation
 	// is invalid and was ignored in AllocatablePerSeed.
 	InvalidCapacityAnnotation string
+	// UnknownReplicaCapacity, when not empty, says that a new replica's capacity depends on
+	// a parent gardenlet's that is not known, and where AllocatablePerSeed came from instead.
+	UnknownReplicaCapacity string
 }
 
 // Recommendation is a replica recommendation and when it was made.
@@ -222,6 +225,7 @@ const (
 	ReasonScalingDisabled           controllerutils.Reason = "ScalingDisabled"
 	ReasonInvalidSelector           controllerutils.Reason = "InvalidSelector"
 	ReasonInvalidCapacityAnnotation controllerutils.Reason = "InvalidCapacityAnnotation"
+	ReasonUnknownReplicaCapacity    controllerutils.Reason = "UnknownReplicaCapacity"
 	ReasonScalingPaused             controllerutils.Reason = "ScalingPaused"
 	ReasonInvalidPausedReplicas     controllerutils.Reason = "InvalidPausedReplicas"
 

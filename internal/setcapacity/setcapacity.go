@@ -42,17 +42,42 @@ func (e *InvalidAnnotationError) Error() string {
 		Annotation, e.Value, e.Set, e.Instead)
 }
 
+// UnknownParentError says that a new replica's gardenlet merges its configuration with the
+// parent gardenlet's (mergeWithParent), the template does not name the shoots' capacity and
+// reserved amounts itself, and the parent's seed is not registered: what the template lacks
+// cannot be known, and the answer takes it from elsewhere.
+type UnknownParentError struct {
+	Set string
+	// Parent is the seed the template's shootTemplate.spec.seedName names; empty when none.
+	Parent string
+	// Instead names where the answer came from.
+	Instead string
+}
+
+func (e *UnknownParentError) Error() string {
+	parent := "names no parent seed (shootTemplate.spec.seedName is empty)"
+	if e.Parent != "" {
+		parent = fmt.Sprintf("has parent seed %s (shootTemplate.spec.seedName), which is not registered", e.Parent)
+	}
+	return fmt.Sprintf("the replicas of ManagedSeedSet %s merge their gardenlet configuration with the parent gardenlet's (template.spec.gardenlet.mergeWithParent), and the set %s: new replicas are sized from %s; set template.spec.gardenlet.config.resources.capacity (and reserved) for shoots, or register the parent seed",
+		e.Set, parent, e.Instead)
+}
+
 // NewReplicaShoots returns the allocatable shoots of a new replica's seed: the set's
 // capacity annotation, else the template's gardenlet resources merged with the parent's
 // (GardenletResources; capacity − reserved, as the gardenlet registers the seed), else
 // defaultShoots. parent is the seed the replicas' shoots run on (ParentSeedName), nil when
 // it is not registered. An annotation that is not a whole number of 0 or more is ignored,
 // and returned as an *InvalidAnnotationError beside the answer without it, so that every
-// reader gives the same answer.
+// reader gives the same answer; without an annotation, a template that needs its parent's
+// resources when the parent is unknown returns an *UnknownParentError beside the answer.
 func NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet, parent *gardencorev1beta1.Seed, defaultShoots int64) (Shoots, error) {
 	fromTemplate := templateShoots(set, parent, defaultShoots)
 	v, ok := set.Annotations[Annotation]
 	if !ok {
+		if parent == nil && needsParent(set.Spec.Template.Spec.Gardenlet) {
+			return fromTemplate, &UnknownParentError{Set: set.Namespace + "/" + set.Name, Parent: ParentSeedName(set), Instead: fromTemplate.Source}
+		}
 		return fromTemplate, nil
 	}
 	q, err := resource.ParseQuantity(v)
@@ -156,6 +181,16 @@ func GardenletResources(g *seedmanagementv1alpha1.Gardenlet, parent *gardencorev
 		merged.Reserved = nil
 	}
 	return merged
+}
+
+// needsParent says whether a gardenlet merges its configuration with the parent's and lacks
+// a shoots capacity of its own. (A lacking reserved amount, unknown, is taken as none.)
+func needsParent(g *seedmanagementv1alpha1.Gardenlet) bool {
+	if g == nil || (g.MergeWithParent != nil && !*g.MergeWithParent) {
+		return false
+	}
+	own := ownResources(g)
+	return own == nil || !hasShoots(own.Capacity)
 }
 
 func ownResources(g *seedmanagementv1alpha1.Gardenlet) *seedmanagementv1alpha1.ResourcesConfiguration {

@@ -165,8 +165,31 @@ func TestNewReplicaShootsMergesWithTheParent(t *testing.T) {
 	assert.Equal(t, Shoots{Shoots: 50, Source: "the template's gardenlet.config.resources"}, got, "the template says everything itself")
 
 	s.Spec.Template.Spec.Gardenlet = gardenlet(nil)
-	got, _ = NewReplicaShoots(s, nil, DefaultShoots)
+	got, err = NewReplicaShoots(s, nil, DefaultShoots)
 	assert.Equal(t, int64(DefaultShoots), got.Shoots, "no parent registered: the default")
+	var unknown *UnknownParentError
+	if assert.ErrorAs(t, err, &unknown, "what the template lacks cannot be known") {
+		assert.Equal(t, "the replicas of ManagedSeedSet garden/eu merge their gardenlet configuration with the parent gardenlet's (template.spec.gardenlet.mergeWithParent), and the set has parent seed soil (shootTemplate.spec.seedName), which is not registered: new replicas are sized from the default of 250 shoots per seed; set template.spec.gardenlet.config.resources.capacity (and reserved) for shoots, or register the parent seed", err.Error())
+	}
+
+	s.Spec.ShootTemplate.Spec.SeedName = nil
+	_, err = NewReplicaShoots(s, nil, DefaultShoots)
+	assert.ErrorContains(t, err, "the set names no parent seed (shootTemplate.spec.seedName is empty)")
+
+	no := false
+	s.Spec.Template.Spec.Gardenlet.MergeWithParent = &no
+	_, err = NewReplicaShoots(s, nil, DefaultShoots)
+	assert.NoError(t, err, "without mergeWithParent the template says all there is")
+
+	s.Spec.Template.Spec.Gardenlet = gardenlet(nil, "capacity", "shoots", "60")
+	_, err = NewReplicaShoots(s, nil, DefaultShoots)
+	assert.NoError(t, err, "a template that names a capacity needs no parent: a reserved amount not known is none")
+
+	s.Annotations = map[string]string{Annotation: "30"}
+	s.Spec.Template.Spec.Gardenlet = gardenlet(nil)
+	got, err = NewReplicaShoots(s, nil, DefaultShoots)
+	assert.NoError(t, err, "the annotation says it")
+	assert.Equal(t, int64(30), got.Shoots)
 }
 
 func TestSeedResources(t *testing.T) {
