@@ -80,7 +80,7 @@ func run(ctx context.Context, landscapePath, strategy, reportRoot string, timeou
 			fmt.Printf("differ: %s gardener=%q seedscaler=%q\n", p.Shoot, p.Gardener, p.Seedscaler)
 		}
 	}
-	fmt.Printf("ties: %d (different seeds of one region with as many shoots: gardener-scheduler's pick among them is in no fixed order)\n", res.Ties())
+	fmt.Printf("ties: %d (different seeds equally near the shoot with as many shoots: gardener-scheduler's pick among them is in no fixed order)\n", res.Ties())
 	fmt.Printf("report: %s\n", filepath.Join(dir, "scheduler-diff.csv"))
 	fmt.Printf("agreement: %.1f%% (%d of %d shoots, %s)\n", 100*res.Agreement(), res.Agreed(), len(res.Placements), strategy)
 	return nil

@@ -8,9 +8,10 @@
 // gardener-scheduler put it (deleted and created again, bound there or left unbound) before
 // the next shoot, so one difference does not make every later one. gardener-scheduler picks
 // among the seeds with the fewest shoots in the order its cache lists them, which is no fixed
-// order: a shoot both placed on seeds of the same region (of the same provider, for a shoot
-// of purpose testing) with the same number of shoots is a tie, which either scheduler may
-// have chosen, and counts as agreeing.
+// order: a shoot both placed on seeds equally near it (of its region with SameRegion, at the
+// same distance with MinimalDistance; of its provider for a shoot of purpose testing) with
+// the same number of shoots is a tie, which either scheduler may have chosen, and counts as
+// agreeing.
 package schedulerdiff
 
 import (
@@ -25,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,6 +37,7 @@ import (
 
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/testing/garden"
+	"github.com/seedscaler/seedscaler/scheduler/region"
 )
 
 // Scheduler names who places the shoots in a run.
@@ -76,7 +79,8 @@ type Placement struct {
 	// reported the shoot unschedulable.
 	Gardener, Seedscaler string
 	// Tie is true when the two seeds differ but were equally good for gardener-scheduler:
-	// the same region (the same provider for a shoot of purpose testing) and, before the
+	// equally near the shoot (the same region with SameRegion, the same distance with
+	// MinimalDistance, the same provider for a shoot of purpose testing) and, before the
 	// shoot, the same number of shoots.
 	Tie bool
 }
@@ -218,7 +222,7 @@ func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoo
 		}
 		defer p.Stop(10 * time.Second)
 	}
-	regions, err := seedRegions(ctx, g.Client)
+	view, err := readLandscape(ctx, g.Client, opts.Strategy)
 	if err != nil {
 		return err
 	}
@@ -238,7 +242,7 @@ func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoo
 		} else {
 			p.Seedscaler = seed
 			p.Tie = seed != p.Gardener && seed != "" && p.Gardener != "" &&
-				candidates(shoot, regions[seed]) == candidates(shoot, regions[p.Gardener]) && usage[seed] == usage[p.Gardener]
+				view.equallyNear(shoot, seed, p.Gardener) && usage[seed] == usage[p.Gardener]
 			if seed != p.Gardener {
 				if err := placeAs(ctx, g.Client, shoot, shoots[i], p.Gardener); err != nil {
 					return err
@@ -255,32 +259,91 @@ func runOne(ctx context.Context, opts Options, s Scheduler, objects []byte, shoo
 	return nil
 }
 
-// candidates names the group of seeds among which gardener-scheduler picks the one with the
-// fewest shoots for the shoot, given a seed's provider/region: a shoot of purpose testing
-// may go to any seed of its provider, any other to the seeds of one region.
-func candidates(shoot *unstructured.Unstructured, providerRegion string) string {
-	if purpose, _, _ := unstructured.NestedString(shoot.Object, "spec", "purpose"); purpose == "testing" {
-		provider, _, _ := strings.Cut(providerRegion, "/")
-		return provider
-	}
-	return providerRegion
+// landscape is what decides whether two seeds were equally good for a shoot: where the seeds
+// are, the region configs, and the strategy.
+type landscape struct {
+	strategy string
+	// seeds maps every seed to its provider type and region.
+	seeds map[string]place
+	// regionConfigs are the region configs by the name of a cloud profile they are for.
+	regionConfigs map[string]*region.Config
 }
 
-// seedRegions maps every seed of the garden to its provider type and region.
-func seedRegions(ctx context.Context, c client.Client) (map[string]string, error) {
+type place struct{ provider, region string }
+
+// equallyNear says whether seeds a and b were in the same group of candidates for the shoot,
+// among which gardener-scheduler takes one with the fewest shoots. A shoot of purpose
+// testing may go to any seed of its provider. Any other goes, with SameRegion, to the seeds
+// of one region; with MinimalDistance, to the seeds at the least distance from its region,
+// so two seeds at the same distance (from the region config, or by the Levenshtein fallback
+// for regions it does not name) are equally near.
+func (l landscape) equallyNear(shoot *unstructured.Unstructured, a, b string) bool {
+	pa, pb := l.seeds[a], l.seeds[b]
+	if purpose, _, _ := unstructured.NestedString(shoot.Object, "spec", "purpose"); purpose == "testing" {
+		return pa.provider == pb.provider
+	}
+	if pa == pb {
+		return true
+	}
+	if l.strategy != "MinimalDistance" {
+		return false
+	}
+	shootRegion, _, _ := unstructured.NestedString(shoot.Object, "spec", "region")
+	shootProvider, _, _ := unstructured.NestedString(shoot.Object, "spec", "provider", "type")
+	table, err := l.regionConfigs[cloudProfileName(shoot)].Distances(shootRegion)
+	if err != nil {
+		return false
+	}
+	da, okA := table[pa.region]
+	db, okB := table[pb.region]
+	switch {
+	case okA && okB:
+		return da == db
+	case !okA && !okB:
+		return region.Distance(pa.region, pa.provider, shootRegion, shootProvider) ==
+			region.Distance(pb.region, pb.provider, shootRegion, shootProvider)
+	default:
+		return false
+	}
+}
+
+// cloudProfileName is the name of the profile a shoot refers to, in spec.cloudProfile or the
+// older spec.cloudProfileName.
+func cloudProfileName(shoot *unstructured.Unstructured) string {
+	if name, _, _ := unstructured.NestedString(shoot.Object, "spec", "cloudProfile", "name"); name != "" {
+		return name
+	}
+	name, _, _ := unstructured.NestedString(shoot.Object, "spec", "cloudProfileName")
+	return name
+}
+
+// readLandscape reads the garden's seeds and region configs.
+func readLandscape(ctx context.Context, c client.Client, strategy string) (landscape, error) {
+	l := landscape{strategy: strategy, seeds: map[string]place{}, regionConfigs: map[string]*region.Config{}}
 	seeds := &unstructured.UnstructuredList{}
 	seeds.SetAPIVersion("core.gardener.cloud/v1beta1")
 	seeds.SetKind("SeedList")
 	if err := c.List(ctx, seeds); err != nil {
-		return nil, err
+		return l, err
 	}
-	regions := map[string]string{}
 	for _, seed := range seeds.Items {
 		typ, _, _ := unstructured.NestedString(seed.Object, "spec", "provider", "type")
-		region, _, _ := unstructured.NestedString(seed.Object, "spec", "provider", "region")
-		regions[seed.GetName()] = typ + "/" + region
+		r, _, _ := unstructured.NestedString(seed.Object, "spec", "provider", "region")
+		l.seeds[seed.GetName()] = place{provider: typ, region: r}
 	}
-	return regions, nil
+	configMaps := &corev1.ConfigMapList{}
+	if err := c.List(ctx, configMaps, client.MatchingLabels{region.LabelPurpose: region.PurposeRegionConfig}); err != nil {
+		return l, err
+	}
+	for i := range configMaps.Items {
+		cm := &configMaps.Items[i]
+		for _, profile := range strings.Split(cm.Annotations[region.AnnotationCloudProfiles], ",") {
+			if profile = strings.TrimSpace(profile); profile != "" {
+				l.regionConfigs[profile] = region.Parse(cm)
+			}
+		}
+	}
+	return l, nil
 }
 
 // otherScheduler names a scheduler that does not run: a shoot that names it stays unbound.
