@@ -156,8 +156,9 @@ func rulesHealthy(ctx context.Context, prom promv1.API) (bool, string) {
 }
 
 // restartsUnderARamp creates shoots in steps while it kills one pod of every part and
-// Prometheus, one after the other, and reports for each how long the SeedAutoscaler made no
-// decision.
+// Prometheus, and crashes the garden's etcd and kube-apiserver (every watch breaks, the
+// aggregated metrics APIs go away), one after the other, and reports for each how long the
+// SeedAutoscaler made no decision.
 func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interface, c client.Client) {
 	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenants}}, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
@@ -180,7 +181,10 @@ func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 		return !last.IsZero(), "none yet"
 	})
 
+	// A victim with no namespace is a process of the garden's control plane.
 	victims := []struct{ name, namespace, selector string }{
+		{"kube-apiserver", "", ""},
+		{"etcd", "", ""},
 		{"scheduler", namespace, "app.kubernetes.io/component=scheduler"},
 		{"seed-controller", namespace, "app.kubernetes.io/component=seed-controller"},
 		{"set-controller", namespace, "app.kubernetes.io/component=set-controller"},
@@ -196,6 +200,16 @@ func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 		for range 15 {
 			require.NoError(t, c.Create(ctx, builders.MakeShoot(tenants, fmt.Sprintf("ramp-%03d", created)).Obj()))
 			created++
+		}
+		if v.namespace == "" {
+			killed := time.Now()
+			require.NoError(t, node.Crash(ctx, v.name))
+			backAt := time.Now()
+			waitFor(t, "the SeedAutoscaler deciding again after "+v.name+" came back", 3*time.Minute, func() (bool, string) {
+				return w.lastDecision().After(backAt), "no decision since " + v.name + " came back"
+			})
+			costs = append(costs, fmt.Sprintf("%s: %.0f s", v.name, w.longestGapAfter(killed).Seconds()))
+			continue
 		}
 		pods, err := cs.CoreV1().Pods(v.namespace).List(ctx, metav1.ListOptions{LabelSelector: v.selector})
 		require.NoError(t, err)
@@ -320,19 +334,12 @@ func (w *watch) sample(ctx context.Context, c client.Client) {
 	} else {
 		w.replicas = r
 	}
-	count := map[string]int{}
-	for i := range shoots.Items {
-		for _, seed := range usage.SeedNames(&shoots.Items[i]) {
-			count[seed]++
-		}
-	}
+	count := shootsPerSeed(shoots.Items)
 	existing := map[string]bool{}
 	for _, s := range seeds.Items {
 		existing[s.Name] = true
-		if q, ok := s.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok && int64(count[s.Name]) > q.Value() {
-			w.broken = append(w.broken, fmt.Sprintf("seed %s hosts %d shoots, above its allocatable %d", s.Name, count[s.Name], q.Value()))
-		}
 	}
+	w.broken = append(w.broken, overfilled(seeds.Items, count)...)
 	for seed := range w.hosted {
 		if !existing[seed] && count[seed] > 0 {
 			w.broken = append(w.broken, fmt.Sprintf("seed %s was deleted while %d shoots used it", seed, count[seed]))
@@ -344,6 +351,28 @@ func (w *watch) sample(ctx context.Context, c client.Client) {
 			w.hosted[seed] = true
 		}
 	}
+}
+
+// shootsPerSeed counts the shoots on each seed, a migrating shoot on both.
+func shootsPerSeed(shoots []gardencorev1beta1.Shoot) map[string]int {
+	count := map[string]int{}
+	for i := range shoots {
+		for _, seed := range usage.SeedNames(&shoots[i]) {
+			count[seed]++
+		}
+	}
+	return count
+}
+
+// overfilled names the seeds that host more shoots than their allocatable.
+func overfilled(seeds []gardencorev1beta1.Seed, count map[string]int) []string {
+	var over []string
+	for _, s := range seeds {
+		if q, ok := s.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok && int64(count[s.Name]) > q.Value() {
+			over = append(over, fmt.Sprintf("seed %s hosts %d shoots, above its allocatable %d", s.Name, count[s.Name], q.Value()))
+		}
+	}
+	return over
 }
 
 func (w *watch) lastDecision() time.Time {

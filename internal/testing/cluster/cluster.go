@@ -19,7 +19,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -247,6 +249,11 @@ func (c *Cluster) startControlPlane(ctx context.Context) error {
 		"--allow-privileged=true"); err != nil {
 		return err
 	}
+	return c.waitAPIServer(ctx)
+}
+
+// waitAPIServer waits until the kube-apiserver answers ready, with its etcd.
+func (c *Cluster) waitAPIServer(ctx context.Context) error {
 	cs, err := c.Clientset()
 	if err != nil {
 		return err
@@ -258,6 +265,58 @@ func (c *Cluster) startControlPlane(ctx context.Context) error {
 		}
 		return string(body) == "ok", string(body)
 	})
+}
+
+// Crash kills one of the control plane's processes, etcd or kube-apiserver, with SIGKILL, as
+// a crash would, starts it again with the same command line, and waits until the
+// kube-apiserver is ready again.
+func (c *Cluster) Crash(ctx context.Context, name string) error {
+	if name != "etcd" && name != "kube-apiserver" {
+		return fmt.Errorf("crash %s: only etcd and kube-apiserver are restarted this way", name)
+	}
+	i := slices.IndexFunc(c.state.Processes, func(p proc) bool { return p.Name == name })
+	if i < 0 || !c.state.Processes[i].alive() {
+		return fmt.Errorf("crash %s: it does not run", name)
+	}
+	old := c.state.Processes[i]
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", old.PID))
+	if err != nil {
+		return err
+	}
+	argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	_ = syscall.Kill(old.PID, syscall.SIGKILL)
+	for j := 0; j < 100 && old.alive(); j++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if old.alive() {
+		return fmt.Errorf("crash %s: pid %d survived SIGKILL", name, old.PID)
+	}
+	c.state.Processes = slices.Delete(c.state.Processes, i, i+1)
+	// The kernel may keep the dead process's listening address a moment longer.
+	addr := map[string]string{"etcd": fmt.Sprintf("127.0.0.1:%d", etcdClientPort), "kube-apiserver": APIServerAddress}[name]
+	if err := c.poll(ctx, addr+" free again", 60*time.Second, func(context.Context) (bool, string) {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = l.Close()
+		return true, ""
+	}); err != nil {
+		return err
+	}
+	if err := c.start(name, argv[0], argv[1:]...); err != nil {
+		return err
+	}
+	// The new process takes the old one's place, so that Down stops them in start order.
+	last := len(c.state.Processes) - 1
+	c.state.Processes = slices.Insert(c.state.Processes[:last], i, c.state.Processes[last])
+	if err := c.save(); err != nil {
+		return err
+	}
+	if err := c.waitAPIServer(ctx); err != nil {
+		return fmt.Errorf("%w\n%s", err, c.logTails())
+	}
+	return nil
 }
 
 func (c *Cluster) startContainerd(ctx context.Context, images []string) error {
@@ -278,9 +337,18 @@ func (c *Cluster) startContainerd(ctx context.Context, images []string) error {
 		return err
 	}
 	for _, tarball := range append(built, images...) {
-		if _, err := run("ctr", "--address", c.containerdSocket(), "-n", "k8s.io", "images", "import", tarball); err != nil {
-			return fmt.Errorf("importing %s: %w", tarball, err)
+		if err := c.ImportImage(tarball); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// ImportImage imports an image tarball into the node's containerd, where the kubelet finds
+// it without pulling.
+func (c *Cluster) ImportImage(tarball string) error {
+	if _, err := run("ctr", "--address", c.containerdSocket(), "-n", "k8s.io", "images", "import", tarball); err != nil {
+		return fmt.Errorf("importing %s: %w", tarball, err)
 	}
 	return nil
 }
