@@ -105,7 +105,7 @@ func TestForecastOnlyDecidesAsWithoutScaleAhead(t *testing.T) {
 
 			decide := func(mode autoscalingv1alpha1.ScaleAheadMode) (ahead, *autoscalingv1alpha1.SeedAutoscaler) {
 				sa := &autoscalingv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "demo"}}
-				sa.Spec.ScaleAhead = trendAhead(mode)
+				sa.Spec.ScaleAhead = aheadInMode(mode)
 				if c.inaccurate {
 					sa.Status.ScaleAhead = &autoscalingv1alpha1.ScaleAheadStatus{Forecasts: []autoscalingv1alpha1.ForecastStatus{{Type: autoscalingv1alpha1.TrendForecast, Inaccurate: true}}}
 				}
@@ -137,7 +137,7 @@ func TestForecastOnlyDecidesAsWithoutScaleAhead(t *testing.T) {
 	}
 }
 
-func trendAhead(mode autoscalingv1alpha1.ScaleAheadMode) *autoscalingv1alpha1.ScaleAhead {
+func aheadInMode(mode autoscalingv1alpha1.ScaleAheadMode) *autoscalingv1alpha1.ScaleAhead {
 	return &autoscalingv1alpha1.ScaleAhead{
 		Forecasts: []autoscalingv1alpha1.ForecastType{autoscalingv1alpha1.TrendForecast}, Mode: mode, LeadTimeSeconds: ptr.To[int32](600),
 	}
