@@ -52,6 +52,7 @@ func TestDashboardQueriesTheAutoscalersRealSeries(t *testing.T) {
 	ahead := trendAhead(60)
 	ahead.Mode = autoscalingv1alpha1.ForecastOnly
 	f.createAheadAutoscaler(10, ahead)
+	f.deleteAutoscalerAtEnd()
 	registry := prometheus.NewRegistry()
 	f.startWith(func(_ manager.Manager, r *autoscaler.Reconciler) {
 		instruments, err := autoscaler.NewInstruments(registry)

@@ -3,6 +3,7 @@
 package autoscaler_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
@@ -24,19 +26,45 @@ import (
 // did before it had a mode, and refuses any other value naming the field.
 func TestScaleAheadModeIsDefaultedAndValidated(t *testing.T) {
 	f := newFixture(t, "ahead-mode-validation")
-	f.createAheadAutoscaler(10, trendAhead(600))
-	assert.Equal(t, autoscalingv1alpha1.ForecastAndScale, f.get().Spec.ScaleAhead.Mode)
+	// Dry runs: no SeedAutoscaler without a target stays behind for later tests' controllers.
+	create := func(mode autoscalingv1alpha1.ScaleAheadMode) (*autoscalingv1alpha1.SeedAutoscaler, error) {
+		sa := &autoscalingv1alpha1.SeedAutoscaler{
+			ObjectMeta: metav1.ObjectMeta{Name: f.name, Namespace: f.ns},
+			Spec: autoscalingv1alpha1.SeedAutoscalerSpec{
+				ScaleTargetRef: autoscalingv1alpha1.CrossVersionObjectReference{APIVersion: "seedmanagement.gardener.cloud/v1alpha1", Kind: "ManagedSeedSet", Name: f.name},
+				MaxReplicas:    10,
+				Metrics: []autoscalingv1alpha1.MetricSpec{{Type: autoscalingv1alpha1.ResourceMetricSourceType, Resource: &autoscalingv1alpha1.ResourceMetricSource{
+					Name: "shoots", Target: autoscalingv1alpha1.MetricTarget{Type: autoscalingv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)},
+				}}},
+				ScaleAhead: trendAhead(600),
+			},
+		}
+		sa.Spec.ScaleAhead.Mode = mode
+		return sa, env.Client.Create(f.ctx, sa, client.DryRunAll)
+	}
+	sa, err := create("")
+	require.NoError(t, err)
+	assert.Equal(t, autoscalingv1alpha1.ForecastAndScale, sa.Spec.ScaleAhead.Mode)
+	sa, err = create(autoscalingv1alpha1.ForecastOnly)
+	require.NoError(t, err)
+	assert.Equal(t, autoscalingv1alpha1.ForecastOnly, sa.Spec.ScaleAhead.Mode)
 
-	for i, mode := range []autoscalingv1alpha1.ScaleAheadMode{"forecastOnly", "Forecast"} {
+	for _, mode := range []autoscalingv1alpha1.ScaleAheadMode{"forecastOnly", "Forecast"} {
 		t.Run(string(mode), func(t *testing.T) {
-			sa := f.get()
-			sa.ObjectMeta = metav1.ObjectMeta{Name: fmt.Sprintf("mode-%d", i), Namespace: f.ns}
-			sa.Spec.ScaleAhead.Mode = mode
-			err := env.Client.Create(f.ctx, sa)
+			_, err := create(mode)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), fmt.Sprintf(`spec.scaleAhead.mode: Unsupported value: %q: supported values: "ForecastOnly", "ForecastAndScale"`, mode))
 		})
 	}
+}
+
+// deleteAutoscalerAtEnd deletes the fixture's SeedAutoscaler when the test ends: left
+// behind, a scaling-ahead one would ask later tests' metrics for its forecasts.
+func (f *fixture) deleteAutoscalerAtEnd() {
+	f.t.Cleanup(func() {
+		sa := &autoscalingv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: f.name}}
+		assert.NoError(f.t, client.IgnoreNotFound(env.Client.Delete(context.Background(), sa)))
+	})
 }
 
 // decisions is what an autoscaler decided and did: everything a ForecastOnly autoscaler
@@ -104,6 +132,9 @@ func TestForecastOnlyScalesAsAReactiveAutoscaler(t *testing.T) {
 	ahead.Mode = autoscalingv1alpha1.ForecastOnly
 	watching.createAheadAutoscaler(10, ahead)
 	reactive.createAutoscaler(1, 10, 70, nil)
+	for _, f := range fixtures {
+		f.deleteAutoscalerAtEnd()
+	}
 	// Each evaluates once at the start and once per step, when touched, never on a timer:
 	// both see exactly the same inputs at exactly the same times.
 	watching.startWith(func(_ manager.Manager, r *autoscaler.Reconciler) { r.SyncPeriod = time.Hour })
