@@ -146,6 +146,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 	if err := r.Reader.Get(ctx, req.NamespacedName, sa); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.cadences.forget(req.NamespacedName)
+			r.Instruments.forgetScaleAhead(req.NamespacedName)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
@@ -161,13 +162,16 @@ func perSeedAtTarget(d recommend.Demand) float64 {
 }
 
 // judge compares the latest prediction due by now with the demand now, drops every due
-// prediction, and updates the forecast's accuracy state.
+// prediction, updates the forecast's accuracy state, and keeps its error for the mean
+// absolute percentage error over the accuracy window.
 func judge(fs autoscalingv1alpha1.ForecastStatus, a forecast.Accuracy, now time.Time, demand float64) (autoscalingv1alpha1.ForecastStatus, string) {
 	due := sort.Search(len(fs.Predictions), func(i int) bool { return fs.Predictions[i].Time.After(now) })
 	if due == 0 {
+		meanError(&fs, a, now)
 		return fs, ""
 	}
-	predicted := forecast.Value{Demand: fs.Predictions[due-1].Demand.AsApproximateFloat64(), Known: true}
+	latest := fs.Predictions[due-1]
+	predicted := forecast.Value{Demand: latest.Demand.AsApproximateFloat64(), Known: true}
 	fs.Predictions = fs.Predictions[due:]
 	state := forecast.AccuracyState{Off: fs.Inaccurate}
 	if fs.StreakStartTime != nil {
@@ -178,7 +182,44 @@ func judge(fs autoscalingv1alpha1.ForecastStatus, a forecast.Accuracy, now time.
 	if !state.Since.IsZero() {
 		fs.StreakStartTime = &metav1.Time{Time: state.Since}
 	}
+	if errRel, ok := a.Error(predicted, demand); ok {
+		fs.LastJudged = latest.DeepCopy()
+		fs.Errors = errorBucketsStatus(a.RecordError(errorBucketsOf(fs.Errors), now, errRel))
+	}
+	meanError(&fs, a, now)
 	return fs, message
+}
+
+// meanError writes the forecast's mean absolute percentage error over the accuracy window
+// into fs, and forgets what lies before the window: the errors, and a last judged
+// prediction that old.
+func meanError(fs *autoscalingv1alpha1.ForecastStatus, a forecast.Accuracy, now time.Time) {
+	buckets := a.InWindow(errorBucketsOf(fs.Errors), now)
+	fs.Errors = errorBucketsStatus(buckets)
+	mean, n := a.MeanError(buckets, now)
+	fs.MeanAbsolutePercentageError, fs.JudgedPredictions = nil, n
+	if n > 0 {
+		fs.MeanAbsolutePercentageError = ptr.To(int32(math.Round(100 * mean)))
+	}
+	if fs.LastJudged != nil && fs.LastJudged.Time.Add(a.Window).Before(now) {
+		fs.LastJudged = nil
+	}
+}
+
+func errorBucketsOf(in []autoscalingv1alpha1.ForecastErrorBucket) []forecast.ErrorBucket {
+	out := make([]forecast.ErrorBucket, 0, len(in))
+	for _, b := range in {
+		out = append(out, forecast.ErrorBucket{Start: b.StartTime.Time, Count: b.Count, PercentSum: b.PercentSum})
+	}
+	return out
+}
+
+func errorBucketsStatus(in []forecast.ErrorBucket) []autoscalingv1alpha1.ForecastErrorBucket {
+	var out []autoscalingv1alpha1.ForecastErrorBucket
+	for _, b := range in {
+		out = append(out, autoscalingv1alpha1.ForecastErrorBucket{StartTime: metav1.NewTime(b.Start), Count: b.Count, PercentSum: b.PercentSum})
+	}
+	return out
 }
 
 // recordPrediction keeps the forecast made now for now + lead, at most one per

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
@@ -21,6 +23,9 @@ import (
 const (
 	ReasonForecastsInUse     controllerutils.Reason = "ForecastsInUse"
 	ReasonForecastInaccurate controllerutils.Reason = controllerutils.Reason(forecast.ReasonInaccurate)
+	// ReasonForecastOnly: spec.scaleAhead.mode is ForecastOnly; also status.scaleAhead's
+	// reason in that mode.
+	ReasonForecastOnly controllerutils.Reason = "ForecastOnly"
 
 	// EventScaledOutAhead: the forecast drove a scale-out ahead of the reactive decision.
 	EventScaledOutAhead = controllerutils.Normal(forecast.ReasonScaledOutAhead)
@@ -44,12 +49,14 @@ type ahead struct {
 }
 
 // scaleAhead folds spec.scaleAhead's forecasts into the reactive decision and writes
-// status.scaleAhead and the ScaleAheadActive condition. A forecast that cannot be read or
-// used leaves the decision as it is and says why in status.
+// status.scaleAhead, the ScaleAheadActive condition and the scale-ahead metrics. A
+// forecast that cannot be read or used leaves the decision as it is and says why in
+// status; in ForecastOnly mode every forecast does.
 func (r *Reconciler) scaleAhead(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision) ahead {
 	if sa.Spec.ScaleAhead == nil {
 		sa.Status.ScaleAhead = nil
 		meta.RemoveStatusCondition(&sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScaleAheadActive)
+		r.Instruments.forgetScaleAhead(client.ObjectKeyFromObject(sa))
 		return ahead{decision: d}
 	}
 	cfg := scaleAheadConfigOf(sa.Spec.ScaleAhead)
@@ -73,11 +80,32 @@ func (r *Reconciler) scaleAhead(ctx context.Context, sa *autoscalingv1alpha1.See
 		Demand: demand, Forecast: forecast.Max(values...), PerSeedAtTarget: perSeed,
 		Disabled: allOff, History: recommendationsOf(prev),
 	})
-	r.writeScaleAhead(sa, st, res, allOff, lead, source)
-	if res.Desired == d.DesiredReplicas {
+	mode := modeOf(sa.Spec.ScaleAhead)
+	r.writeScaleAhead(sa, st, mode, res, allOff, lead, source)
+	r.Instruments.scaleAhead(client.ObjectKeyFromObject(sa), aheadSampleOf(st, cfg.accuracy, in.Now), max(r.MetricMaxAge, 3*r.SyncPeriod))
+	a := act(mode, d, res)
+	if a.decision.DesiredReplicas != d.DesiredReplicas {
+		logf.FromContext(ctx).V(1).Info("Scale-ahead changed the decision", "reactive", d.DesiredReplicas, "desired", res.Desired, "reason", res.Reason)
+	}
+	return a
+}
+
+// modeOf is spec.scaleAhead.mode; unset (an object the apiserver has not defaulted) is
+// ForecastAndScale, what scaling ahead did before it had a mode.
+func modeOf(spec *autoscalingv1alpha1.ScaleAhead) autoscalingv1alpha1.ScaleAheadMode {
+	if spec.Mode == "" {
+		return autoscalingv1alpha1.ForecastAndScale
+	}
+	return spec.Mode
+}
+
+// act is the decision as the mode says: ForecastAndScale takes the combination of the
+// forecast with the reactive decision, ForecastOnly the reactive decision exactly as it is,
+// whatever the forecast asked for.
+func act(mode autoscalingv1alpha1.ScaleAheadMode, d recommend.Decision, res forecast.Result) ahead {
+	if mode == autoscalingv1alpha1.ForecastOnly || res.Desired == d.DesiredReplicas {
 		return ahead{decision: d}
 	}
-	logf.FromContext(ctx).V(1).Info("Scale-ahead changed the decision", "reactive", d.DesiredReplicas, "desired", res.Desired, "reason", res.Reason)
 	d.DesiredReplicas, d.Reason = res.Desired, res.Message
 	return ahead{decision: d, scaledOutAhead: res.Reason == forecast.ReasonScaledOutAhead}
 }
@@ -159,8 +187,10 @@ func (r *Reconciler) accuracyEvent(sa *autoscalingv1alpha1.SeedAutoscaler, t aut
 }
 
 // writeScaleAhead puts the combination's outcome into status and the ScaleAheadActive
-// condition.
-func (r *Reconciler) writeScaleAhead(sa *autoscalingv1alpha1.SeedAutoscaler, st *autoscalingv1alpha1.ScaleAheadStatus, res forecast.Result, allOff bool, lead time.Duration, source autoscalingv1alpha1.LeadTimeSource) {
+// condition. In ForecastOnly mode the reason says so, and the message what the outcome
+// would have been.
+func (r *Reconciler) writeScaleAhead(sa *autoscalingv1alpha1.SeedAutoscaler, st *autoscalingv1alpha1.ScaleAheadStatus, mode autoscalingv1alpha1.ScaleAheadMode, res forecast.Result, allOff bool, lead time.Duration, source autoscalingv1alpha1.LeadTimeSource) {
+	st.Mode = mode
 	st.Reason = autoscalingv1alpha1.ScaleAheadReason(res.Reason)
 	st.Message = controllerutils.Truncate(fmt.Sprintf("%s (lead time %s, %s)", res.Message, lead, source), 1024)
 	st.ForecastReplicas = nil
@@ -170,10 +200,39 @@ func (r *Reconciler) writeScaleAhead(sa *autoscalingv1alpha1.SeedAutoscaler, st 
 	st.Recommendations = recommendationsStatus(res.History)
 	sa.Status.ScaleAhead = st
 	active := controllerutils.True(ReasonForecastsInUse, fmt.Sprintf("the forecasts %v are in use, %s ahead", sa.Spec.ScaleAhead.Forecasts, lead))
-	if allOff {
+	switch {
+	case mode == autoscalingv1alpha1.ForecastOnly:
+		st.Reason = autoscalingv1alpha1.ScaleAheadReason(ReasonForecastOnly)
+		st.Message = controllerutils.Truncate(fmt.Sprintf("forecast only, not acted upon: %s, %s; with mode ForecastAndScale the target would have %d replicas (lead time %s, %s)",
+			res.Reason, res.Message, res.Desired, lead, source), 1024)
+		active = controllerutils.False(ReasonForecastOnly, fmt.Sprintf("spec.scaleAhead.mode is ForecastOnly: the forecasts %v are computed, judged and shown in status.scaleAhead on every evaluation, %s ahead, "+
+			"but never scale the target; set mode to ForecastAndScale to scale ahead on them", sa.Spec.ScaleAhead.Forecasts, lead))
+	case allOff:
 		active = controllerutils.False(ReasonForecastInaccurate, "every forecast missed the demand for longer than the accuracy window and is switched off until it meets the demand again; the autoscaler decides reactively meanwhile")
 	}
 	r.setCondition(sa, autoscalingv1alpha1.SeedAutoscalerScaleAheadActive, active)
+}
+
+// aheadSampleOf is what status.scaleAhead shows as metrics: unknown values are NaN.
+func aheadSampleOf(st *autoscalingv1alpha1.ScaleAheadStatus, a forecast.Accuracy, now time.Time) aheadSample {
+	s := aheadSample{forecastReplicas: math.NaN(), demand: math.NaN()}
+	if st.ForecastReplicas != nil {
+		s.forecastReplicas = float64(*st.ForecastReplicas)
+	}
+	if st.Demand != nil {
+		s.demand = st.Demand.AsApproximateFloat64()
+	}
+	for _, fs := range st.Forecasts {
+		f := forecastSample{forecast: string(fs.Type), predicted: math.NaN(), errorRatio: math.NaN()}
+		if fs.LastJudged != nil {
+			f.predicted = fs.LastJudged.Demand.AsApproximateFloat64()
+		}
+		if mean, n := a.MeanError(errorBucketsOf(fs.Errors), now); n > 0 {
+			f.errorRatio = mean
+		}
+		s.forecasts = append(s.forecasts, f)
+	}
+	return s
 }
 
 // recommendationsOf is the forecast's own stabilization history in st.

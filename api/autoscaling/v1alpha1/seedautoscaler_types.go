@@ -18,7 +18,8 @@ const (
 	// which tells it apart from a zero set by a human.
 	SeedAutoscalerScaledToZero = "ScaledToZero"
 	// SeedAutoscalerScaleAheadActive says whether spec.scaleAhead's forecasts are in use:
-	// False with ForecastInaccurate while the accuracy check holds every forecast off.
+	// False with ForecastInaccurate while the accuracy check holds every forecast off, and
+	// with ForecastOnly while spec.scaleAhead.mode says to watch them only.
 	SeedAutoscalerScaleAheadActive = "ScaleAheadActive"
 	// SeedAutoscalerDirectionPaused says whether the paused-scale-in or paused-scale-out
 	// annotation holds the target in a direction; present only while one of them is set.
@@ -150,6 +151,20 @@ const (
 	SeasonalForecast ForecastType = "Seasonal"
 )
 
+// ScaleAheadMode says whether the forecasts of spec.scaleAhead act on the target, in AWS
+// predictive scaling's words.
+// +kubebuilder:validation:Enum=ForecastOnly;ForecastAndScale
+type ScaleAheadMode string
+
+const (
+	// ForecastOnly computes, judges and shows the forecasts on every evaluation and never
+	// acts on them: the target is scaled exactly as without spec.scaleAhead, so that an
+	// operator can watch a forecast be right before trusting it.
+	ForecastOnly ScaleAheadMode = "ForecastOnly"
+	// ForecastAndScale scales ahead of the demand on the forecasts.
+	ForecastAndScale ScaleAheadMode = "ForecastAndScale"
+)
+
 // ScaleAhead configures scaling ahead of the demand.
 // +kubebuilder:validation:XValidation:rule="!has(self.trend) || self.forecasts.exists(f, f == 'Trend')",message="spec.scaleAhead.trend configures a forecast that spec.scaleAhead.forecasts does not list: add Trend to forecasts or remove trend"
 // +kubebuilder:validation:XValidation:rule="!has(self.seasonal) || self.forecasts.exists(f, f == 'Seasonal')",message="spec.scaleAhead.seasonal configures a forecast that spec.scaleAhead.forecasts does not list: add Seasonal to forecasts or remove seasonal"
@@ -162,6 +177,12 @@ type ScaleAhead struct {
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:validation:XValidation:rule="self.all(f, self.filter(g, g == f).size() == 1)",message="spec.scaleAhead.forecasts lists a forecast twice: list Trend and Seasonal at most once each"
 	Forecasts []ForecastType `json:"forecasts,omitempty"`
+	// mode is ForecastAndScale (the default), which scales ahead on the forecasts, or
+	// ForecastOnly, which computes and shows them in status and metrics but scales the
+	// target exactly as without scaleAhead: watch a forecast before trusting it.
+	// +optional
+	// +kubebuilder:default=ForecastAndScale
+	Mode ScaleAheadMode `json:"mode,omitempty"`
 	// leadTimeSeconds is how far ahead the forecasts look, 15 to 21600: the time a new seed
 	// takes to accept shoots. Unset, the autoscaler measures it from its own scale-outs
 	// (a new ManagedSeed's creation until its Seed is ready, the largest of the recent
@@ -534,11 +555,14 @@ const (
 
 // ScaleAheadReason says what became of the forecast in the last decision, or why it was
 // not used.
-// +kubebuilder:validation:Enum=ScaledOutAhead;HeldScaleIn;ReactiveWins;ForecastMissing;ForecastNotFinite;ForecastNegative;ForecastAbsurd;SeedSizeUnknown;ForecastInaccurate
+// +kubebuilder:validation:Enum=ScaledOutAhead;HeldScaleIn;ReactiveWins;ForecastMissing;ForecastNotFinite;ForecastNegative;ForecastAbsurd;SeedSizeUnknown;ForecastInaccurate;ForecastOnly
 type ScaleAheadReason string
 
 // ScaleAheadStatus is the state of scaling ahead.
 type ScaleAheadStatus struct {
+	// mode is spec.scaleAhead.mode at the last evaluation: ForecastOnly or ForecastAndScale.
+	// +optional
+	Mode ScaleAheadMode `json:"mode,omitempty"`
 	// leadTimeSeconds is the lead time in use.
 	// +optional
 	LeadTimeSeconds int32 `json:"leadTimeSeconds,omitempty"`
@@ -562,12 +586,15 @@ type ScaleAheadStatus struct {
 	// +kubebuilder:validation:MaxItems=2
 	Forecasts []ForecastStatus `json:"forecasts,omitempty"`
 	// forecastReplicas are the replicas the forecast asked for after its stabilization
-	// window and the scale-up policies; unset when it was not used.
+	// window and the scale-up policies; unset when it could not be used. In ForecastOnly
+	// mode they are not applied: the target would have had the larger of them and
+	// desiredReplicas.
 	// +optional
 	ForecastReplicas *int32 `json:"forecastReplicas,omitempty"`
 	// reason is what became of the forecast: ScaledOutAhead, HeldScaleIn, ReactiveWins, or
 	// why it was not used (ForecastMissing, ForecastNotFinite, ForecastNegative,
-	// ForecastAbsurd, SeedSizeUnknown, ForecastInaccurate).
+	// ForecastAbsurd, SeedSizeUnknown, ForecastInaccurate); ForecastOnly in that mode,
+	// with the message saying what it would have been.
 	// +optional
 	Reason ScaleAheadReason `json:"reason,omitempty"`
 	// message says why, in a sentence.
@@ -620,6 +647,40 @@ type ForecastStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	Predictions []ForecastPrediction `json:"predictions,omitempty"`
+	// lastJudged is the prediction judged last: the demand the forecast, made a lead time
+	// earlier, predicted for the time it came due; compare it with status.scaleAhead.demand.
+	// +optional
+	LastJudged *ForecastPrediction `json:"lastJudged,omitempty"`
+	// meanAbsolutePercentageError is how far the forecast has been off over the accuracy
+	// window, in percent: the mean of |predicted − demand| / demand over the predictions
+	// judged in it, the demand counting as at least one seed at the target and each error
+	// at most 1000%. Unset until a prediction was judged in the window.
+	// +optional
+	MeanAbsolutePercentageError *int32 `json:"meanAbsolutePercentageError,omitempty"`
+	// judgedPredictions is how many predictions meanAbsolutePercentageError is the mean of.
+	// +optional
+	JudgedPredictions int32 `json:"judgedPredictions,omitempty"`
+	// errors are the errors judged over the accuracy window, in twelve consecutive
+	// buckets, oldest first: the state meanAbsolutePercentageError is computed from across
+	// restarts.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=13
+	Errors []ForecastErrorBucket `json:"errors,omitempty"`
+}
+
+// ForecastErrorBucket sums the errors of the predictions judged in a span of the accuracy
+// window (a twelfth of it) from its start.
+type ForecastErrorBucket struct {
+	// startTime is when the first of its predictions was judged.
+	// +required
+	StartTime metav1.Time `json:"startTime"`
+	// count is how many predictions were judged.
+	// +required
+	Count int32 `json:"count"`
+	// percentSum is the sum of their absolute errors in whole percent, each at most 1000.
+	// +required
+	PercentSum int64 `json:"percentSum"`
 }
 
 // ForecastPrediction is a forecast of the demand at a future time.
