@@ -162,6 +162,15 @@ func newLandscape(replicas int) *landscape {
 	shoots := map[string]string{"namespace": "garden", "name": "aws-eu1", "metric": "shoots"}
 	l.exporter("garden_seedautoscaler_metric_current", shoots, constant(97.5))
 	l.exporter("garden_seedautoscaler_metric_target", shoots, constant(70))
+	// The autoscaler's forecast of aws-eu1 (Trend), served by the replica that evaluated it.
+	sa := map[string]string{"namespace": "garden", "name": "aws-eu1"}
+	trend := map[string]string{"namespace": "garden", "name": "aws-eu1", "forecast": "Trend"}
+	for r := range l.replicas {
+		l.add("autoscaler", r, "seedscaler_autoscaler_forecast_replicas", sa, constant(4))
+		l.add("autoscaler", r, "seedscaler_autoscaler_demand_shoots", sa, constant(120))
+		l.add("autoscaler", r, "seedscaler_autoscaler_forecast_demand_shoots", trend, constant(130))
+		l.add("autoscaler", r, "seedscaler_autoscaler_forecast_error_ratio", trend, constant(0.08))
+	}
 	// aws-eu1 misses metrics; gcp-ew1's target publishes no selector.
 	type condition struct{ autoscaler, condition, status, reason string }
 	for _, c := range []condition{

@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -228,7 +230,14 @@ func (c *Cluster) installOperatorCRDs(ctx context.Context, cl client.Client) err
 			return err
 		}
 		for _, o := range objs {
-			if err := client.IgnoreAlreadyExists(cl.Create(ctx, o)); err != nil {
+			// The operator's CRDs are large: on a busy machine a create may lose its
+			// connection, which is worth another try; what the kube-apiserver refuses is not.
+			err := retry.OnError(wait.Backoff{Steps: 5, Duration: time.Second, Factor: 2}, func(err error) bool {
+				return !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) && !apierrors.IsBadRequest(err)
+			}, func() error {
+				return client.IgnoreAlreadyExists(cl.Create(ctx, o.DeepCopy()))
+			})
+			if err != nil {
 				return fmt.Errorf("creating CRD %s: %w", o.GetName(), err)
 			}
 			names = append(names, o.GetName())
