@@ -86,3 +86,14 @@ than ship an objective nobody set.
 {{- else if and (eq $v "auto") (.root.Capabilities.APIVersions.Has (printf "monitoring.coreos.com/v1/%s" .kind)) -}}true
 {{- end -}}
 {{- end -}}
+
+{{/* A Prometheus duration (1h30m, 15s, 500ms) in milliseconds. */}}
+{{- define "seedscaler.durationMilliseconds" -}}
+{{- $unit := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 "w" 604800000 "y" 31536000000 -}}
+{{- $total := 0 -}}
+{{- range regexFindAll "[0-9]+(ms|[ywdhms])" . -1 -}}
+{{- $n := regexFind "^[0-9]+" . -}}
+{{- $total = add $total (mul (atoi $n) (get $unit (trimPrefix $n .))) -}}
+{{- end -}}
+{{- $total -}}
+{{- end -}}
