@@ -136,7 +136,7 @@ func parse(data []byte) (rbac, error) {
 			out.clusterRules = obj.Rules
 		case "Role":
 			if obj.Namespace == "" {
-				return rbac{}, fmt.Errorf("Role %s has no namespace: a marker with namespace= makes a Role", obj.Name)
+				return rbac{}, fmt.Errorf("role %s has no namespace: a marker with namespace= makes a Role", obj.Name)
 			}
 			if slices.ContainsFunc(out.roles, func(r role) bool { return r.namespace == obj.Namespace }) {
 				return rbac{}, fmt.Errorf("two Roles in namespace %s", obj.Namespace)

@@ -60,7 +60,7 @@ func TestParse(t *testing.T) {
 			}},
 		},
 		{name: "two ClusterRoles", data: clusterRole + clusterRole, wantErr: "a second ClusterRole, seedscaler-scheduler"},
-		{name: "a Role without namespace", data: roleIn(`""`, "pods"), wantErr: "Role seedscaler-scheduler has no namespace"},
+		{name: "a Role without namespace", data: roleIn(`""`, "pods"), wantErr: "role seedscaler-scheduler has no namespace"},
 		{name: "two Roles in one namespace", data: roleIn("garden", "pods") + roleIn("garden", "leases"), wantErr: "two Roles in namespace garden"},
 		{name: "another kind", data: "kind: RoleBinding\nmetadata: {name: x}\n", wantErr: `kind "RoleBinding"`},
 	}
