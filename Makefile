@@ -38,10 +38,14 @@ NODE_PACKAGES := containerd runc containernetworking-plugins iptables conntrack 
 CLUSTER_DIR   ?= /var/lib/seedscaler-cluster
 
 # Generated files: deepcopy next to the API types; CRDs, RBAC rules, alert rules and
-# dashboards in the chart's files/ (Helm reads only files inside the chart).
-GENERATED := api charts/seedscaler/files alerts/seedscaler.rules.test.yaml
+# dashboards in the chart's files/ (Helm reads only files inside the chart); each part's RBAC
+# as a chart template (quoted: a pattern for git, which also sees a deleted one).
+GENERATED := api charts/seedscaler/files alerts/seedscaler.rules.test.yaml \
+             'charts/seedscaler/templates/*/rbac-generated.yaml'
 
 # Each part's RBAC comes from the +kubebuilder:rbac markers beside its code: part=packages,...
+# controller-gen writes files/rbac/<part>/role.yaml, and hack/chartrbac turns it into the
+# template templates/<part>/rbac-generated.yaml.
 RBAC_PARTS := scheduler=./scheduler/... \
               seed-controller=./seedmanagement/managedseed/...,./seedmanagement/seed/...,./internal/objectlock/... \
               set-controller=./seedmanagement/managedseedset/...,./internal/objectlock/... \
@@ -66,7 +70,7 @@ node-packages: ## Install the Debian packages the one-node cluster runs (contain
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; fi
 
 .PHONY: generate
-generate: ## Regenerate deepcopy functions and CRDs from the API types.
+generate: ## Regenerate deepcopy functions, CRDs and the chart's RBAC from the API types and markers.
 	$(TOOLS) controller-gen
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	@# Every CRD is a chart template switched per API group (crds.gardenerCore,
@@ -84,6 +88,7 @@ generate: ## Regenerate deepcopy functions and CRDs from the API types.
 	    $(CONTROLLER_GEN) rbac:roleName=seedscaler-$$name paths="$$pkgs" output:rbac:artifacts:config=$$dir; \
 	  fi; \
 	done
+	$(GO) run ./hack/chartrbac --rbac charts/seedscaler/files/rbac --templates charts/seedscaler/templates
 	rm -rf charts/seedscaler/files/dashboards charts/seedscaler/files/alerts
 	mkdir -p charts/seedscaler/files/dashboards charts/seedscaler/files/alerts
 	cp dashboards/*.json charts/seedscaler/files/dashboards/

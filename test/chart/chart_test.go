@@ -109,6 +109,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		want string
 	}{
 		{"misspelled key", []string{"scheduler.replica=2"}, "additional properties 'replica' not allowed"},
+		{"values shared by every part, which no part has", []string{"defaults.resources.requests.cpu=1"}, "additional properties 'defaults' not allowed"},
 		{"negative replicas", []string{"exporter.replicas=-1"}, "/exporter/replicas"},
 		{"several active controllers without leader election", []string{"setController.replicas=2", "setController.leaderElect=false"}, "/setController/leaderElect"},
 		{"several replicas in leader-election mode without leader election", []string{"autoscaler.replicas=3", "autoscaler.leaderElect=false", "autoscaler.replicasMode=leader-election"}, "/autoscaler/replicasMode': value must be 'object-locks'"},

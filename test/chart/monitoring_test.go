@@ -173,3 +173,68 @@ func TestRulesCarryTheServiceLevelTheValuesSet(t *testing.T) {
 	}
 	assert.Equal(t, 7, sli, "the 5m rate within the threshold and the SLIs of the six longer windows read the threshold's bucket")
 }
+
+// monitoring.serviceMonitor sets how every part is scraped: the interval, the timeout when
+// given, and relabelings after the chart's own job relabeling, which stays first so that a
+// user's relabeling sees the job the alerts match. A timeout longer than the interval, which
+// Prometheus refuses, fails the render naming both values.
+func TestServiceMonitorsScrapeAsTheValuesSay(t *testing.T) {
+	endpoints := func(args ...string) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, o := range render(t, append([]string{"--set", "monitoring.serviceMonitors=true"}, args...)...) {
+			if o.GetKind() != "ServiceMonitor" {
+				continue
+			}
+			eps, _, err := unstructured.NestedSlice(o.Object, "spec", "endpoints")
+			require.NoError(t, err)
+			require.Len(t, eps, 1, o.GetName())
+			out[o.GetLabels()["app.kubernetes.io/component"]] = eps[0].(map[string]any)
+		}
+		require.Len(t, out, 6, "one ServiceMonitor per part")
+		return out
+	}
+	job := func(part string) map[string]any {
+		return map[string]any{"targetLabel": "job", "replacement": "seedscaler-" + part}
+	}
+
+	for part, ep := range endpoints() {
+		assert.Equal(t, "15s", ep["interval"], part)
+		assert.NotContains(t, ep, "scrapeTimeout", "%s: Prometheus' own timeout unless one is set", part)
+		assert.Equal(t, []any{job(part)}, ep["relabelings"], part)
+	}
+
+	for part, ep := range endpoints("--set", "monitoring.serviceMonitor.interval=1m",
+		"--set", "monitoring.serviceMonitor.scrapeTimeout=45s",
+		"--set", "monitoring.serviceMonitor.relabelings[0].targetLabel=cluster",
+		"--set", "monitoring.serviceMonitor.relabelings[0].replacement=garden-eu") {
+		assert.Equal(t, "1m", ep["interval"], part)
+		assert.Equal(t, "45s", ep["scrapeTimeout"], part)
+		assert.Equal(t, []any{job(part), map[string]any{"targetLabel": "cluster", "replacement": "garden-eu"}}, ep["relabelings"], part)
+	}
+
+	out, err := helm(t, "template", "seedscaler", chartDir(t), "--kube-version", kubeVersion, "--set", "monitoring.serviceMonitors=true",
+		"--set", "monitoring.serviceMonitor.interval=30s", "--set", "monitoring.serviceMonitor.scrapeTimeout=1m")
+	require.Error(t, err, "a timeout longer than the interval was rendered")
+	assert.Contains(t, out, "monitoring.serviceMonitor.scrapeTimeout 1m is longer than monitoring.serviceMonitor.interval 30s")
+	// Equal is what Prometheus allows, and 1m30s is compared as 90 seconds, not by its text.
+	endpoints("--set", "monitoring.serviceMonitor.interval=1m30s", "--set", "monitoring.serviceMonitor.scrapeTimeout=90s")
+	endpoints("--set", "monitoring.serviceMonitor.interval=2m", "--set", "monitoring.serviceMonitor.scrapeTimeout=1m30s")
+}
+
+func TestSchemaRejectsBadServiceMonitorValues(t *testing.T) {
+	cases := []struct {
+		name string
+		set  []string
+		want string
+	}{
+		{"interval without unit", []string{"monitoring.serviceMonitor.interval=15"}, "/monitoring/serviceMonitor/interval"},
+		{"empty interval", []string{"monitoring.serviceMonitor.interval="}, "/monitoring/serviceMonitor/interval"},
+		{"timeout that is no duration", []string{"monitoring.serviceMonitor.scrapeTimeout=soon"}, "/monitoring/serviceMonitor/scrapeTimeout"},
+		{"relabeling key in Prometheus' own spelling", []string{"monitoring.serviceMonitor.relabelings[0].target_label=cluster"}, "additional properties 'target_label' not allowed"},
+		{"unknown relabeling action", []string{"monitoring.serviceMonitor.relabelings[0].action=rename"}, "/monitoring/serviceMonitor/relabelings/0/action"},
+		{"misspelled settings key", []string{"monitoring.serviceMonitor.intervall=30s"}, "additional properties 'intervall' not allowed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { assertSchemaRejects(t, tc.set, tc.want) })
+	}
+}
