@@ -41,10 +41,12 @@ const canceledSkip = time.Hour
 // long the set has been above its needs, cancels a drain of its own that is stuck or no
 // longer wanted, and otherwise starts draining the seed recommend.ChooseConsolidation picks.
 // The scheduler's drain moves the shoots and the set's scale-in removes the emptied seed.
-func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision, now time.Time) error {
+func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision,
+	b *budgets, now time.Time) error {
 	rules, enabled := consolidationRules(sa)
 	if !enabled || obs == nil || obs.set == nil {
 		sa.Status.Consolidation = nil
+		r.Instruments.budgets(client.ObjectKeyFromObject(sa), nil)
 		return nil
 	}
 	st := sa.Status.Consolidation
@@ -52,6 +54,8 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 		st = &autoscalingv1alpha1.ConsolidationStatus{}
 		sa.Status.Consolidation = st
 	}
+	st.Budgets = b.status()
+	r.Instruments.budgets(client.ObjectKeyFromObject(sa), budgetSamples(st.Budgets, b))
 	st.Drains = recentDrains(st.Drains, rules.MaxMigrationsPerHour, now)
 	aboveNeeds := d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
 	switch {
@@ -73,6 +77,10 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 	if scaleInPaused {
 		// A drain only prepares a scale-in: while scale-in is paused it would move control
 		// planes for nothing.
+		return nil
+	}
+	if why := b.holdConsolidation(); why != "" {
+		logf.FromContext(ctx).V(1).Info("No seed to consolidate", "why", why)
 		return nil
 	}
 
@@ -278,11 +286,7 @@ func consolidationSeeds(obs *observation, now time.Time, maxAge time.Duration) [
 		if a, ok := quantity(seed.Status.Allocatable, gardencorev1beta1.ResourceShoots); ok {
 			s.Allocatable = int(a)
 		}
-		if smp, ok := obs.usage[gardencorev1beta1.ResourceShoots][name]; ok && fresh(smp, now, maxAge) {
-			s.Shoots = int(smp.value)
-		} else if used, ok := quantity(seed.Status.Usage, gardencorev1beta1.ResourceShoots); ok {
-			s.Shoots = int(used)
-		}
+		s.Shoots = seedShoots(obs, seed, now, maxAge)
 		out = append(out, s)
 	}
 	return out

@@ -4,13 +4,19 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
 )
+
+// objectSeriesMaxAge is how long a SeedAutoscaler's series of the gauges per object stay
+// without an evaluation that renews them.
+const objectSeriesMaxAge = 5 * time.Minute
 
 // Instruments are the autoscaler's own metrics (docs/metrics.md, "Autoscaler").
 type Instruments struct {
 	decisions       *prometheus.CounterVec
 	reconcileTime   *prometheus.HistogramVec
 	metricFetchErrs *prometheus.CounterVec
+	budgetAllowed   *objectGauge
 }
 
 // NewInstruments creates the metrics and registers them with reg.
@@ -29,8 +35,12 @@ func NewInstruments(reg prometheus.Registerer) (*Instruments, error) {
 			Name: "seedscaler_autoscaler_metric_fetch_errors_total",
 			Help: "Failed reads from the custom metrics API by metric name.",
 		}, []string{"metric"}),
+		budgetAllowed: newObjectGauge("seedscaler_autoscaler_disruption_budget_allowed",
+			"Disruptions the most restrictive active disruption budget of a SeedAutoscaler allows its set now, by reason, unit and the budget's index: "+
+				"seeds, how many more may be disrupted; shoots, how many may migrate at once. 0 names the budget that holds the reason back.",
+			objectSeriesMaxAge, "reason", "unit", "budget"),
 	}
-	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs} {
+	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs, i.budgetAllowed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -61,5 +71,19 @@ func (i *Instruments) observeReconcile(d time.Duration, err error) {
 func (i *Instruments) fetchError(metric string) {
 	if i != nil {
 		i.metricFetchErrs.WithLabelValues(metric).Inc()
+	}
+}
+
+// budgets sets the disruption budget series of a SeedAutoscaler; none removes them.
+func (i *Instruments) budgets(obj types.NamespacedName, samples []objectSample) {
+	if i != nil {
+		i.budgetAllowed.set(obj, samples)
+	}
+}
+
+// forget removes the series of a SeedAutoscaler that is gone.
+func (i *Instruments) forget(obj types.NamespacedName) {
+	if i != nil {
+		i.budgetAllowed.set(obj, nil)
 	}
 }
