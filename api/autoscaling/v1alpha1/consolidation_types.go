@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -30,6 +31,14 @@ type Consolidation struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=604800
 	ShootCooldownSeconds *int32 `json:"shootCooldownSeconds,omitempty"`
+	// minScore is the least savings per disruption a drain must bring, as Karpenter's
+	// balanced consolidation weighs them: one seed freed divided by the migration weights of
+	// its shoots (1 each, 0.2 for a highly available control plane, or the shoot's
+	// seedscaler.io/migration-weight). Consolidation drains the seed of the highest score,
+	// and none below minScore; "0.02" (one seed for up to 50 ordinary migrations) when unset.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="spec.behavior.scaleDown.consolidation.minScore must not be negative, e.g. minScore: \"0.02\" (one seed freed for up to 50 ordinary migrations)"
+	MinScore *resource.Quantity `json:"minScore,omitempty"`
 	// budgets bound the disruptions of the set at once, as a Karpenter NodePool's disruption
 	// budgets: seeds drained or being removed, or shoots whose control planes migrate, for
 	// the reasons each budget names, always or within a cron schedule. The most restrictive
@@ -128,6 +137,37 @@ type ConsolidationStatus struct {
 	// +listMapKey=reason
 	// +kubebuilder:validation:MaxItems=3
 	Budgets []DisruptionBudgetStatus `json:"budgets,omitempty"`
+	// lastScore is consolidation's last scoring of the set's seeds; a rejected one is
+	// scored again after the window.
+	// +optional
+	LastScore *ConsolidationScore `json:"lastScore,omitempty"`
+}
+
+// ConsolidationScore is one scoring of the seeds consolidation may drain.
+type ConsolidationScore struct {
+	// time of the scoring.
+	// +required
+	Time metav1.Time `json:"time"`
+	// seed is the seed of the highest score; empty when no seed's shoots may all move.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Seed string `json:"seed,omitempty"`
+	// score is the seed's savings per disruption: one seed freed divided by weight, e.g.
+	// "0.05"; "+Inf" for shoots that weigh nothing.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Score string `json:"score,omitempty"`
+	// weight is the sum of the migration weights of the seed's shoots, e.g. "20.4".
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Weight string `json:"weight,omitempty"`
+	// approved is true when the score reached minScore and consolidation drained the seed.
+	// +optional
+	Approved bool `json:"approved,omitempty"`
+	// message says why, in a sentence.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
 }
 
 // DisruptionBudgetStatus is what the disruption budgets allow for one reason.
