@@ -97,10 +97,14 @@ func TestDisruptionBudgetHoldsTheRemovalOfEmptySeeds(t *testing.T) {
 	f.start(false)
 
 	require.Eventually(t, func() bool { return f.specReplicas() == 2 }, timeout, tick, "one empty seed is removed")
-	limited := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited)
-	assert.Equal(t, string(recommend.ReasonDisruptionBudget), limited.Reason)
-	assert.Contains(t, limited.Message, `budgets[0] (seeds "1") allows 1 more of the set's 3 seeds to be disrupted (0 are: drained, being deleted or being removed)`)
-	assert.NotEmpty(t, f.events("ScalingLimited"))
+	assert.Contains(t, strings.Join(f.eventsOnceThere("ScalingLimited", 1), "\n"),
+		`the autoscaler wants 1 replicas, but budgets[0] (seeds "1") allows 1 more of the set's 3 seeds to be disrupted (0 are: drained, being deleted or being removed): holding at 2`)
+	// Until the set controller begins the removal, the replica it was asked to remove counts.
+	require.Eventually(t, func() bool {
+		limited := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingLimited)
+		return limited.Reason == string(recommend.ReasonDisruptionBudget) && strings.Contains(limited.Message,
+			`budgets[0] (seeds "1") allows 0 more of the set's 3 seeds to be disrupted (1 are: drained, being deleted or being removed): holding at 2`)
+	}, timeout, tick, "the budget is used up by the removal")
 
 	// The set controller has not removed the replica yet, then removes it: until its
 	// ManagedSeed is gone, the budget is used up; then the next empty seed may go.

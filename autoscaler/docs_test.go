@@ -23,6 +23,7 @@ func TestDocsListEveryMetric(t *testing.T) {
 	i.observeReconcile(time.Millisecond, errors.New("boom"))
 	i.fetchError(MetricSeedUsage)
 	i.budgets(types.NamespacedName{Namespace: "garden", Name: "demo"}, []objectSample{{labels: []string{"Consolidation", "seeds", "0"}, value: 0}})
+	i.consolidationScore(types.NamespacedName{Namespace: "garden", Name: "demo"}, []objectSample{{labels: []string{"demo-3"}, value: 0.05}})
 	emitted := metricsdoc.AssertSection(t, reg, "Autoscaler", "seedscaler_autoscaler_")
-	assert.Len(t, emitted, 4, "a metric of the autoscaler emits no series in this test; extend it")
+	assert.Len(t, emitted, 5, "a metric of the autoscaler emits no series in this test; extend it")
 }

@@ -17,6 +17,7 @@ type Instruments struct {
 	reconcileTime   *prometheus.HistogramVec
 	metricFetchErrs *prometheus.CounterVec
 	budgetAllowed   *objectGauge
+	score           *objectGauge
 }
 
 // NewInstruments creates the metrics and registers them with reg.
@@ -39,8 +40,11 @@ func NewInstruments(reg prometheus.Registerer) (*Instruments, error) {
 			"Disruptions the most restrictive active disruption budget of a SeedAutoscaler allows its set now, by reason, unit and the budget's index: "+
 				"seeds, how many more may be disrupted; shoots, how many may migrate at once. 0 names the budget that holds the reason back.",
 			objectSeriesMaxAge, "reason", "unit", "budget"),
+		score: newObjectGauge("seedscaler_autoscaler_consolidation_score",
+			"Savings per disruption of the seed a SeedAutoscaler's consolidation scored highest at its last scoring: one seed freed divided by the migration weights of its shoots.",
+			objectSeriesMaxAge, "seed"),
 	}
-	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs, i.budgetAllowed} {
+	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs, i.budgetAllowed, i.score} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -81,9 +85,17 @@ func (i *Instruments) budgets(obj types.NamespacedName, samples []objectSample) 
 	}
 }
 
+// consolidationScore sets the score series of a SeedAutoscaler; none removes it.
+func (i *Instruments) consolidationScore(obj types.NamespacedName, samples []objectSample) {
+	if i != nil {
+		i.score.set(obj, samples)
+	}
+}
+
 // forget removes the series of a SeedAutoscaler that is gone.
 func (i *Instruments) forget(obj types.NamespacedName) {
 	if i != nil {
 		i.budgetAllowed.set(obj, nil)
+		i.score.set(obj, nil)
 	}
 }
