@@ -45,8 +45,14 @@ func TestMain(m *testing.M) {
 // test ends.
 func startScheduler(t *testing.T, budget *config.Drain) {
 	t.Helper()
+	startSchedulerWith(t, &config.SchedulerConfiguration{Drain: budget})
+}
+
+// startSchedulerWith runs the scheduler and its drain with the given configuration until the
+// test ends.
+func startSchedulerWith(t *testing.T, cfg *config.SchedulerConfiguration) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg := &config.SchedulerConfiguration{Drain: budget}
 	config.Default(cfg)
 	require.NoError(t, config.Validate(cfg))
 	opts := manager.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
@@ -268,4 +274,67 @@ func TestDisruptionBudgetsHoldAnOperatorsDrains(t *testing.T) {
 	assert.Never(t, func() bool { return migrated("loam-1") > 0 }, 2*time.Second, 50*time.Millisecond,
 		"the second drain still waits: the first seed is disrupted until it is removed")
 	assert.Equal(t, string(drain.ReasonDrainWaiting), drainedCondition("loam-1").Reason)
+}
+
+// A drain moves a control plane no farther than the region config's threshold: with the
+// AWS distances Gardener publishes, Singapore is 216 ms from Cape Town, beyond the 180 of
+// Gardener's live migrations, so the shoot has nowhere to go until a seed in Stockholm
+// (180) appears, and then goes there.
+func TestDrainMovesNoFartherThanTheRegionConfigAllows(t *testing.T) {
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "distance-tenants"}}); !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: membership.GardenNamespace}}); !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	cp := &gardencorev1beta1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws-distance"}, Spec: gardencorev1beta1.CloudProfileSpec{Type: "aws",
+		Regions: []gardencorev1beta1.Region{{Name: "af-south-1"}, {Name: "ap-southeast-1"}, {Name: "eu-north-1"}}}}
+	require.NoError(t, env.Client.Create(ctx, cp))
+	regions := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: membership.GardenNamespace, Name: "aws-distance-regions",
+		Labels:      map[string]string{"scheduling.gardener.cloud/purpose": "region-config"},
+		Annotations: map[string]string{"scheduling.gardener.cloud/cloudprofiles": "aws-distance"}},
+		Data: map[string]string{"af-south-1": "eu-north-1: 180\nap-southeast-1: 216\n"}}
+	require.NoError(t, env.Client.Create(ctx, regions))
+	seed := func(name, region string) *gardencorev1beta1.Seed {
+		s := builders.MakeSeed(name).Provider("aws", region).Allocatable(10).Backup("aws").Ready().Obj()
+		status := s.Status
+		create(t, s, func() { s.Status = status })
+		return s
+	}
+	cape := seed("distance-cape", "af-south-1")
+	seed("distance-singapore", "ap-southeast-1")
+	shoot := builders.MakeShoot("distance-tenants", "web").Provider("aws", "af-south-1").CloudProfile("aws-distance").
+		SeedName(cape.Name).StatusSeedName(cape.Name).LastOperation(gardencorev1beta1.LastOperationTypeReconcile, gardencorev1beta1.LastOperationStateSucceeded).Obj()
+	shootStatus := shoot.Status
+	create(t, shoot, func() { shoot.Status = shootStatus })
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cape), cape))
+	cape.Annotations = map[string]string{gardencorev1beta1.AnnotationDrain: "true"}
+	require.NoError(t, env.Client.Update(ctx, cape))
+
+	cfg := &config.Drain{MaxMigrationsPerSeed: 2, MaxMigrationsPerSet: 4, FailedMigrationCooldownSeconds: 600}
+	startSchedulerWith(t, &config.SchedulerConfiguration{Strategy: config.MinimalDistance, Drain: cfg})
+
+	seedOf := func() string {
+		s := &gardencorev1beta1.Shoot{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(shoot), s))
+		return ptr.Deref(s.Spec.SeedName, "")
+	}
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		s := &gardencorev1beta1.Seed{}
+		require.NoError(c, env.Client.Get(ctx, client.ObjectKeyFromObject(cape), s))
+		cond := findCondition(s.Status.Conditions, gardencorev1beta1.SeedDrained)
+		require.NotNil(c, cond)
+		assert.Equal(c, string(drain.ReasonDrainStuck), cond.Reason)
+		assert.Contains(c, cond.Message, "region ap-southeast-1 is at distance 216 from region af-south-1 of seed distance-cape, which the control plane leaves: farther than the threshold 180")
+	}, 30*time.Second, 50*time.Millisecond, "the shoot has nowhere near enough to go")
+	assert.Equal(t, cape.Name, seedOf())
+
+	seed("distance-stockholm", "eu-north-1")
+	// The drain looks again at the latest after 30 seconds; a touch of the Seed makes it look now.
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cape), cape))
+	cape.Annotations["test.seedscaler.io/touch"] = "1"
+	require.NoError(t, env.Client.Update(ctx, cape))
+	require.Eventually(t, func() bool { return seedOf() == "distance-stockholm" }, 30*time.Second, 50*time.Millisecond,
+		"the control plane moves to the seed within the threshold")
 }

@@ -255,7 +255,7 @@ func (r *Reconciler) unplaceable(ctx context.Context, drained *gardencorev1beta1
 			out[usage.Key(shoot)] = err.Error()
 			continue
 		}
-		in.MigratingFrom = drained
+		in.MigratingFrom, in.LimitMigrationDistance = drained, true
 		inputs[i] = in
 	}
 	ledger := r.Scheduler.Ledger
@@ -451,8 +451,8 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		return false, nil
 	}
 	// The Migration filter keeps only the seeds gardener-apiserver lets the control plane
-	// move to from this one.
-	in.MigratingFrom = seed
+	// move to from this one, MigrationDistance those near enough.
+	in.MigratingFrom, in.LimitMigrationDistance = seed, true
 	ledger := r.Scheduler.Ledger
 	ledger.Lock()
 	res := r.Scheduler.Profile.Decide(in, r.otherSeeds(seed.Name))
