@@ -44,7 +44,7 @@ func TestDisruptionBudgetHoldsConsolidationWithinItsSchedule(t *testing.T) {
 		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &autoscalingv1alpha1.Consolidation{
 			WindowSeconds: 60,
 			Budgets: []autoscalingv1alpha1.DisruptionBudget{{
-				Seeds: ptr.To("0"), Schedule: ptr.To("0 12 * * *"), Duration: &metav1.Duration{Duration: time.Hour},
+				Seeds: "0", Schedule: "0 12 * * *", DurationSeconds: 3600,
 				Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation},
 			}},
 		}},
@@ -88,8 +88,8 @@ func TestDisruptionBudgetHoldsTheRemovalOfEmptySeeds(t *testing.T) {
 	f.createAutoscaler(1, 5, 70, &autoscalingv1alpha1.SeedAutoscalerBehavior{
 		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &autoscalingv1alpha1.Consolidation{
 			Budgets: []autoscalingv1alpha1.DisruptionBudget{
-				{Seeds: ptr.To("1"), Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionEmptySeedRemoval}},
-				{Seeds: ptr.To("0"), Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation}},
+				{Seeds: "1", Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionEmptySeedRemoval}},
+				{Seeds: "0", Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation}},
 			},
 		}},
 	})
@@ -125,8 +125,8 @@ func TestDisruptionBudgetHoldsTheRemovalOfEmptySeeds(t *testing.T) {
 
 	// A schedule the apiserver's pattern lets through but cron does not read.
 	sa := f.get()
-	sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].Schedule = ptr.To("0 25 * * *")
-	sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].Duration = &metav1.Duration{Duration: time.Hour}
+	sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].Schedule = "0 25 * * *"
+	sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].DurationSeconds = 3600
 	require.NoError(t, env.Client.Update(f.ctx, sa))
 	require.Eventually(t, func() bool {
 		return f.condition(autoscalingv1alpha1.SeedAutoscalerDisruptionBudgetsValid).Reason == "InvalidDisruptionBudget"
@@ -136,13 +136,14 @@ func TestDisruptionBudgetHoldsTheRemovalOfEmptySeeds(t *testing.T) {
 	assert.NotEmpty(t, f.events("InvalidDisruptionBudget"))
 }
 
-// The apiserver refuses budgets that give both units or a schedule without duration, and
-// values that are neither a count nor a percentage.
+// The apiserver refuses budgets that give both units or none, no reasons, a schedule
+// without duration, and values that are neither a count nor a percentage.
 func TestDisruptionBudgetsAreValidatedByTheAPIServer(t *testing.T) {
 	f := newFixture(t, "budget-validation")
+	all := autoscalingv1alpha1.DisruptionReasons
 	sa := f.createAutoscaler(1, 5, 70, &autoscalingv1alpha1.SeedAutoscalerBehavior{
 		ScaleDown: &autoscalingv1alpha1.ScalingRules{Consolidation: &autoscalingv1alpha1.Consolidation{
-			Budgets: []autoscalingv1alpha1.DisruptionBudget{{Seeds: ptr.To("1")}},
+			Budgets: []autoscalingv1alpha1.DisruptionBudget{{Seeds: "1", Reasons: all}},
 		}},
 	})
 	tests := []struct {
@@ -150,16 +151,16 @@ func TestDisruptionBudgetsAreValidatedByTheAPIServer(t *testing.T) {
 		budget autoscalingv1alpha1.DisruptionBudget
 		want   string
 	}{
-		{"both units", autoscalingv1alpha1.DisruptionBudget{Seeds: ptr.To("1"), Shoots: ptr.To("10%")}, "a disruption budget gives exactly one of seeds and shoots"},
-		{"no unit", autoscalingv1alpha1.DisruptionBudget{Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation}},
-			"a disruption budget gives exactly one of seeds and shoots"},
-		{"a schedule without duration", autoscalingv1alpha1.DisruptionBudget{Seeds: ptr.To("0"), Schedule: ptr.To("0 9 * * mon-fri")},
-			"a disruption budget takes schedule and duration together"},
-		{"a percentage above 100", autoscalingv1alpha1.DisruptionBudget{Shoots: ptr.To("150%")}, "spec.behavior.scaleDown.consolidation.budgets[0].shoots"},
-		{"a schedule of four fields", autoscalingv1alpha1.DisruptionBudget{Seeds: ptr.To("0"), Schedule: ptr.To("0 9 * *"),
-			Duration: &metav1.Duration{Duration: time.Hour}}, "spec.behavior.scaleDown.consolidation.budgets[0].schedule"},
-		{"a duration in seconds", autoscalingv1alpha1.DisruptionBudget{Seeds: ptr.To("0"), Schedule: ptr.To("@daily"),
-			Duration: &metav1.Duration{Duration: 90 * time.Second}}, "spec.behavior.scaleDown.consolidation.budgets[0].duration"},
+		{"both units", autoscalingv1alpha1.DisruptionBudget{Seeds: "1", Shoots: "10%", Reasons: all}, "a disruption budget gives exactly one of seeds and shoots"},
+		{"no unit", autoscalingv1alpha1.DisruptionBudget{Reasons: all}, "a disruption budget gives exactly one of seeds and shoots"},
+		{"no reasons", autoscalingv1alpha1.DisruptionBudget{Seeds: "1"}, "spec.behavior.scaleDown.consolidation.budgets[0].reasons"},
+		{"a schedule without duration", autoscalingv1alpha1.DisruptionBudget{Seeds: "0", Schedule: "0 9 * * mon-fri", Reasons: all},
+			"a disruption budget takes schedule and durationSeconds together"},
+		{"a percentage above 100", autoscalingv1alpha1.DisruptionBudget{Shoots: "150%", Reasons: all}, "spec.behavior.scaleDown.consolidation.budgets[0].shoots"},
+		{"a schedule of four fields", autoscalingv1alpha1.DisruptionBudget{Seeds: "0", Schedule: "0 9 * *",
+			DurationSeconds: 3600, Reasons: all}, "spec.behavior.scaleDown.consolidation.budgets[0].schedule"},
+		{"a duration below cron's minute", autoscalingv1alpha1.DisruptionBudget{Seeds: "0", Schedule: "@daily",
+			DurationSeconds: 30, Reasons: all}, "spec.behavior.scaleDown.consolidation.budgets[0].durationSeconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

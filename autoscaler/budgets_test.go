@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -58,7 +57,7 @@ func TestBudgetStatusNamesTheBudgetThatHoldsBack(t *testing.T) {
 func TestBudgetsHoldRemovalsBeyondTheEmptiedDrainedSeeds(t *testing.T) {
 	decision := recommend.Decision{DesiredReplicas: 2, Reason: "utilization below the target",
 		ScalingLimited: controllerutils.False(recommend.ReasonDesiredWithinRange, "within range")}
-	oneAtATime := []autoscalingv1alpha1.DisruptionBudget{{Seeds: ptr.To("1"), Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionEmptySeedRemoval}}}
+	oneAtATime := []autoscalingv1alpha1.DisruptionBudget{{Seeds: "1", Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionEmptySeedRemoval}}}
 	now := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name        string
@@ -73,10 +72,10 @@ func TestBudgetsHoldRemovalsBeyondTheEmptiedDrainedSeeds(t *testing.T) {
 		{"a removal the set has not begun uses the budget up", oneAtATime, disruption.Set{Seeds: 5, Removing: 1}, 5},
 		{"an emptied drained seed being removed is no more room", oneAtATime,
 			disruption.Set{Seeds: 5, Drained: []disruption.DrainedSeed{{Name: "a", Started: true}}, DrainedEmpty: 1, Removing: 1}, 5},
-		{"a budget of another reason holds nothing", []autoscalingv1alpha1.DisruptionBudget{{Seeds: ptr.To("0"),
+		{"a budget of another reason holds nothing", []autoscalingv1alpha1.DisruptionBudget{{Seeds: "0",
 			Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation}}}, disruption.Set{Seeds: 5}, 2},
-		{"outside its schedule", []autoscalingv1alpha1.DisruptionBudget{{Seeds: ptr.To("0"), Schedule: ptr.To("0 22 * * *"),
-			Duration: &metav1.Duration{Duration: 8 * time.Hour}}}, disruption.Set{Seeds: 5}, 2},
+		{"outside its schedule", []autoscalingv1alpha1.DisruptionBudget{{Seeds: "0", Schedule: "0 22 * * *",
+			DurationSeconds: 8 * 3600, Reasons: autoscalingv1alpha1.DisruptionReasons}}, disruption.Set{Seeds: 5}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,17 +109,29 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 	return nil
 }
 
-// scoreSamples are the series of seedscaler_autoscaler_consolidation_score of the last
-// scoring in status: the score of its seed.
-func scoreSamples(st *autoscalingv1alpha1.ConsolidationStatus) []objectSample {
-	if st == nil || st.LastScore == nil || st.LastScore.Seed == "" {
+// maxRememberedScores is the most scorings status.consolidation.scores holds (its MaxItems).
+const maxRememberedScores = 8
+
+// lastScore is the newest scoring in status; nil before the first.
+func lastScore(st *autoscalingv1alpha1.ConsolidationStatus) *autoscalingv1alpha1.ConsolidationScore {
+	if st == nil || len(st.Scores) == 0 || st.Scores[len(st.Scores)-1].Time == nil {
 		return nil
 	}
-	v, err := strconv.ParseFloat(st.LastScore.Score, 64)
+	return &st.Scores[len(st.Scores)-1]
+}
+
+// scoreSamples are the series of seedscaler_autoscaler_consolidation_score of the newest
+// scoring in status: the score of its seed.
+func scoreSamples(st *autoscalingv1alpha1.ConsolidationStatus) []objectSample {
+	last := lastScore(st)
+	if last == nil || last.Seed == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(last.Score, 64)
 	if err != nil {
 		return nil
 	}
-	return []objectSample{{labels: []string{st.LastScore.Seed}, value: v}}
+	return []objectSample{{labels: []string{last.Seed}, value: v}}
 }
 
 // consolidationRules are the consolidation rules of the spec with defaults; false when the
@@ -279,7 +291,7 @@ func (r *Reconciler) choose(ctx context.Context, sa *autoscalingv1alpha1.SeedAut
 		log.V(1).Info("No seed to consolidate", "why", candidates.Message)
 		return recommend.ConsolidationScore{}, false
 	}
-	if last := st.LastScore; last != nil && !last.Approved && now.Before(last.Time.Add(rules.Window)) {
+	if last := lastScore(st); last != nil && last.Decision == autoscalingv1alpha1.ConsolidationRejected && now.Before(last.Time.Add(rules.Window)) {
 		log.V(1).Info("No seed to consolidate", "why", "the last scoring was rejected", "scoresAgainAt", last.Time.Add(rules.Window))
 		return recommend.ConsolidationScore{}, false
 	}
@@ -304,10 +316,16 @@ func (r *Reconciler) choose(ctx context.Context, sa *autoscalingv1alpha1.SeedAut
 		message += "; " + strings.Join(problems, "; ")
 	}
 	message = controllerutils.Truncate(message, 1024)
-	st.LastScore = &autoscalingv1alpha1.ConsolidationScore{Time: metav1.Time{Time: now}, Seed: score.Seed, Approved: score.Approved, Message: message}
-	if score.Seed != "" {
-		st.LastScore.Score, st.LastScore.Weight = recommend.FormatScore(score.Score), recommend.FormatScore(score.Weight)
+	decision := autoscalingv1alpha1.ConsolidationRejected
+	if score.Approved {
+		decision = autoscalingv1alpha1.ConsolidationApproved
 	}
+	scoring := autoscalingv1alpha1.ConsolidationScore{Time: &metav1.Time{Time: now}, Decision: decision, Seed: score.Seed, Message: message}
+	if score.Seed != "" {
+		scoring.Score, scoring.Weight = recommend.FormatScore(score.Score), recommend.FormatScore(score.Weight)
+	}
+	st.Scores = append(st.Scores, scoring)
+	st.Scores = st.Scores[max(0, len(st.Scores)-maxRememberedScores):]
 	if score.Approved {
 		r.event(sa, EventConsolidationApproved, "Consolidate", "Consolidation approved: %s", message)
 	} else {

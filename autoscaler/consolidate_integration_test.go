@@ -155,10 +155,10 @@ func TestConsolidationDrainsTheSeedOfTheHighestScore(t *testing.T) {
 	f.clock.Step(61 * time.Second)
 	require.Eventually(t, func() bool {
 		c := f.get().Status.Consolidation
-		return c != nil && c.LastScore != nil
+		return c != nil && len(c.Scores) > 0
 	}, timeout, tick, "the seeds are scored after the window")
-	rejected := f.get().Status.Consolidation.LastScore
-	assert.False(t, rejected.Approved)
+	rejected := f.get().Status.Consolidation.Scores[0]
+	assert.Equal(t, autoscalingv1alpha1.ConsolidationRejected, rejected.Decision)
 	assert.Equal(t, "consolidation-score-0", rejected.Seed)
 	assert.Equal(t, "0.5", rejected.Score)
 	assert.Equal(t, "2", rejected.Weight, "10 × 0.2")
@@ -178,9 +178,12 @@ func TestConsolidationDrainsTheSeedOfTheHighestScore(t *testing.T) {
 		"the seed of the highest score is drained, not the one of the fewest shoots")
 	assert.Empty(t, drainAnnotation(t, f, "consolidation-score-1"))
 	f.waitForStatus("the approved scoring", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
-		return st.Consolidation != nil && st.Consolidation.LastScore != nil && st.Consolidation.LastScore.Approved
+		c := st.Consolidation
+		return c != nil && len(c.Scores) > 0 && c.Scores[len(c.Scores)-1].Decision == autoscalingv1alpha1.ConsolidationApproved
 	})
-	assert.Equal(t, "0.5", f.get().Status.Consolidation.LastScore.Score)
+	scores := f.get().Status.Consolidation.Scores
+	require.Len(t, scores, 2, "one rejected scoring, then one approved: none within the window")
+	assert.Equal(t, "0.5", scores[1].Score)
 	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationApproved", "seed consolidation-score-0 scores 0.5"))
 	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationStarted", "drains seed consolidation-score-0: its 10 shoots move to the other seeds (score 0.5)"))
 }

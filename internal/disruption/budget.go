@@ -56,8 +56,8 @@ func (l Limit) Room(disrupted int) (int, bool) {
 }
 
 // Evaluate returns the most restrictive budget of a reason that counts unit and is active
-// at now, for a set of total seeds or shoots; ties go to the first. A budget without reasons
-// holds every reason back. A budget that cannot be read (a schedule that does not parse)
+// at now, for a set of total seeds or shoots; ties go to the first. A budget that cannot be
+// read (a schedule that does not parse)
 // counts as active and allows nothing, as Karpenter fails closed: Problems says why.
 func Evaluate(budgets []autoscalingv1alpha1.DisruptionBudget, reason autoscalingv1alpha1.DisruptionReason, unit Unit, total int, now time.Time) Limit {
 	best := Limit{}
@@ -67,7 +67,7 @@ func Evaluate(budgets []autoscalingv1alpha1.DisruptionBudget, reason autoscaling
 		if unit == Shoots {
 			value = b.Shoots
 		}
-		if value == nil || (len(b.Reasons) > 0 && !slices.Contains(b.Reasons, reason)) {
+		if value == "" || !slices.Contains(b.Reasons, reason) {
 			continue
 		}
 		active, err := isActive(b, now)
@@ -76,7 +76,7 @@ func Evaluate(budgets []autoscalingv1alpha1.DisruptionBudget, reason autoscaling
 		}
 		allowed := 0
 		if err == nil {
-			v := intstr.Parse(*value)
+			v := intstr.Parse(value)
 			if allowed, err = intstr.GetScaledValueFromIntOrPercent(&v, total, true); err != nil {
 				allowed = 0
 			}
@@ -91,17 +91,17 @@ func Evaluate(budgets []autoscalingv1alpha1.DisruptionBudget, reason autoscaling
 // isActive says whether a budget applies at now: always without a schedule, else from each
 // firing of its schedule for its duration.
 func isActive(b *autoscalingv1alpha1.DisruptionBudget, now time.Time) (bool, error) {
-	if b.Schedule == nil {
+	if b.Schedule == "" {
 		return true, nil
 	}
-	s, err := ParseSchedule(*b.Schedule)
+	s, err := ParseSchedule(b.Schedule)
 	if err != nil {
 		return false, err
 	}
-	if b.Duration == nil || b.Duration.Duration <= 0 {
+	if b.DurationSeconds <= 0 {
 		return false, fmt.Errorf("a schedule needs a duration")
 	}
-	_, active := s.LastFiring(now, now.Add(-b.Duration.Duration))
+	_, active := s.LastFiring(now, now.Add(-time.Duration(b.DurationSeconds)*time.Second))
 	return active, nil
 }
 
@@ -109,18 +109,18 @@ func isActive(b *autoscalingv1alpha1.DisruptionBudget, now time.Time) (bool, err
 func Describe(budgets []autoscalingv1alpha1.DisruptionBudget, i int) string {
 	b := budgets[i]
 	var what []string
-	if b.Seeds != nil {
-		what = append(what, fmt.Sprintf("seeds %q", *b.Seeds))
+	if b.Seeds != "" {
+		what = append(what, fmt.Sprintf("seeds %q", b.Seeds))
 	}
-	if b.Shoots != nil {
-		what = append(what, fmt.Sprintf("shoots %q", *b.Shoots))
+	if b.Shoots != "" {
+		what = append(what, fmt.Sprintf("shoots %q", b.Shoots))
 	}
-	if b.Schedule != nil {
+	if b.Schedule != "" {
 		d := "no duration"
-		if b.Duration != nil {
-			d = b.Duration.Duration.String()
+		if b.DurationSeconds > 0 {
+			d = (time.Duration(b.DurationSeconds) * time.Second).String()
 		}
-		what = append(what, fmt.Sprintf("from %q for %s", *b.Schedule, d))
+		what = append(what, fmt.Sprintf("from %q for %s", b.Schedule, d))
 	}
 	return fmt.Sprintf("budgets[%d] (%s)", i, strings.Join(what, ", "))
 }
@@ -132,12 +132,12 @@ func Problems(budgets []autoscalingv1alpha1.DisruptionBudget) []string {
 	var out []string
 	for i, b := range budgets {
 		field := fmt.Sprintf("%s[%d]", BudgetsField, i)
-		if b.Schedule != nil {
-			if _, err := ParseSchedule(*b.Schedule); err != nil {
+		if b.Schedule != "" {
+			if _, err := ParseSchedule(b.Schedule); err != nil {
 				out = append(out, fmt.Sprintf("%s.schedule: %v; write five fields in UTC, e.g. \"0 9 * * mon-fri\" (09:00 on weekdays); until then the budget allows no disruption of its reasons", field, err))
 			}
-			if b.Duration == nil || b.Duration.Duration <= 0 {
-				out = append(out, fmt.Sprintf("%s.duration: a schedule needs a duration above 0, e.g. duration: 8h; until then the budget allows no disruption of its reasons", field))
+			if b.DurationSeconds <= 0 {
+				out = append(out, fmt.Sprintf("%s.durationSeconds: a schedule needs a duration above 0, e.g. durationSeconds: 28800 (8 hours); until then the budget allows no disruption of its reasons", field))
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -20,17 +19,20 @@ const (
 )
 
 func seeds(v string, reasons ...autoscalingv1alpha1.DisruptionReason) autoscalingv1alpha1.DisruptionBudget {
-	return autoscalingv1alpha1.DisruptionBudget{Seeds: ptr.To(v), Reasons: reasons}
+	return autoscalingv1alpha1.DisruptionBudget{Seeds: v, Reasons: reasons}
 }
 
 func shoots(v string, reasons ...autoscalingv1alpha1.DisruptionReason) autoscalingv1alpha1.DisruptionBudget {
-	return autoscalingv1alpha1.DisruptionBudget{Shoots: ptr.To(v), Reasons: reasons}
+	return autoscalingv1alpha1.DisruptionBudget{Shoots: v, Reasons: reasons}
 }
 
 func scheduled(b autoscalingv1alpha1.DisruptionBudget, schedule string, d time.Duration) autoscalingv1alpha1.DisruptionBudget {
-	b.Schedule, b.Duration = ptr.To(schedule), &metav1.Duration{Duration: d}
+	b.Schedule, b.DurationSeconds = schedule, int32(d/time.Second)
 	return b
 }
+
+// all is every reason.
+var all = autoscalingv1alpha1.DisruptionReasons
 
 func TestEvaluateTakesTheMostRestrictiveActiveBudget(t *testing.T) {
 	monday10 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
@@ -45,28 +47,30 @@ func TestEvaluateTakesTheMostRestrictiveActiveBudget(t *testing.T) {
 		want    Limit
 	}{
 		{"no budgets bound nothing", nil, consolidation, Seeds, 10, monday10, Limit{}},
-		{"a count", []autoscalingv1alpha1.DisruptionBudget{seeds("2")}, consolidation, Seeds, 10, monday10,
+		{"a count", []autoscalingv1alpha1.DisruptionBudget{seeds("2", all...)}, consolidation, Seeds, 10, monday10,
 			Limit{Bounded: true, Max: 2, Index: 0, Budget: `budgets[0] (seeds "2")`}},
-		{"a percentage rounds up", []autoscalingv1alpha1.DisruptionBudget{seeds("10%")}, consolidation, Seeds, 3, monday10,
+		{"a percentage rounds up", []autoscalingv1alpha1.DisruptionBudget{seeds("10%", all...)}, consolidation, Seeds, 3, monday10,
 			Limit{Bounded: true, Max: 1, Index: 0, Budget: `budgets[0] (seeds "10%")`}},
-		{"a percentage of the shoots", []autoscalingv1alpha1.DisruptionBudget{shoots("5%")}, operatorDrain, Shoots, 250, monday10,
+		{"a percentage of the shoots", []autoscalingv1alpha1.DisruptionBudget{shoots("5%", all...)}, operatorDrain, Shoots, 250, monday10,
 			Limit{Bounded: true, Max: 13, Index: 0, Budget: `budgets[0] (shoots "5%")`}},
-		{"the most restrictive wins", []autoscalingv1alpha1.DisruptionBudget{seeds("3"), seeds("50%"), seeds("1")}, consolidation, Seeds, 10, monday10,
+		{"the most restrictive wins", []autoscalingv1alpha1.DisruptionBudget{seeds("3", all...), seeds("50%", all...), seeds("1", all...)}, consolidation, Seeds, 10, monday10,
 			Limit{Bounded: true, Max: 1, Index: 2, Budget: `budgets[2] (seeds "1")`}},
-		{"a tie goes to the first", []autoscalingv1alpha1.DisruptionBudget{seeds("1"), seeds("10%")}, consolidation, Seeds, 10, monday10,
+		{"a tie goes to the first", []autoscalingv1alpha1.DisruptionBudget{seeds("1", all...), seeds("10%", all...)}, consolidation, Seeds, 10, monday10,
 			Limit{Bounded: true, Max: 1, Index: 0, Budget: `budgets[0] (seeds "1")`}},
 		{"a budget of other reasons does not apply", []autoscalingv1alpha1.DisruptionBudget{seeds("0", operatorDrain, emptyRemoval)}, consolidation, Seeds, 10, monday10,
 			Limit{}},
-		{"a budget of shoots does not bound seeds", []autoscalingv1alpha1.DisruptionBudget{shoots("0")}, consolidation, Seeds, 10, monday10, Limit{}},
-		{"within its schedule", []autoscalingv1alpha1.DisruptionBudget{seeds("1"), businessHours}, consolidation, Seeds, 10, monday10,
+		{"a budget of one reason holds only that reason", []autoscalingv1alpha1.DisruptionBudget{seeds("0", emptyRemoval)}, emptyRemoval, Seeds, 10, monday10,
+			Limit{Bounded: true, Max: 0, Index: 0, Budget: `budgets[0] (seeds "0")`}},
+		{"a budget of shoots does not bound seeds", []autoscalingv1alpha1.DisruptionBudget{shoots("0", all...)}, consolidation, Seeds, 10, monday10, Limit{}},
+		{"within its schedule", []autoscalingv1alpha1.DisruptionBudget{seeds("1", all...), businessHours}, consolidation, Seeds, 10, monday10,
 			Limit{Bounded: true, Max: 0, Index: 1, Budget: `budgets[1] (seeds "0", from "0 9 * * mon-fri" for 8h0m0s)`}},
 		{"at the start of its schedule", []autoscalingv1alpha1.DisruptionBudget{businessHours}, consolidation, Seeds, 10, monday10.Add(-time.Hour),
 			Limit{Bounded: true, Max: 0, Index: 0, Budget: `budgets[0] (seeds "0", from "0 9 * * mon-fri" for 8h0m0s)`}},
-		{"at the end of its duration", []autoscalingv1alpha1.DisruptionBudget{seeds("1"), businessHours}, consolidation, Seeds, 10, monday10.Add(7 * time.Hour),
+		{"at the end of its duration", []autoscalingv1alpha1.DisruptionBudget{seeds("1", all...), businessHours}, consolidation, Seeds, 10, monday10.Add(7 * time.Hour),
 			Limit{Bounded: true, Max: 1, Index: 0, Budget: `budgets[0] (seeds "1")`}},
 		{"outside its schedule", []autoscalingv1alpha1.DisruptionBudget{businessHours}, consolidation, Seeds, 10, monday10.Add(-2 * time.Hour), Limit{}},
 		{"on a Sunday", []autoscalingv1alpha1.DisruptionBudget{businessHours}, consolidation, Seeds, 10, monday10.Add(-24 * time.Hour), Limit{}},
-		{"a schedule that does not parse allows nothing", []autoscalingv1alpha1.DisruptionBudget{seeds("5"), scheduled(seeds("3"), "0 25 * * *", time.Hour)},
+		{"a schedule that does not parse allows nothing", []autoscalingv1alpha1.DisruptionBudget{seeds("5", all...), scheduled(seeds("3", all...), "0 25 * * *", time.Hour)},
 			consolidation, Seeds, 10, monday10, Limit{Bounded: true, Max: 0, Index: 1, Budget: `budgets[1] (seeds "3", from "0 25 * * *" for 1h0m0s)`}},
 	}
 	for _, tt := range tests {
@@ -78,15 +82,15 @@ func TestEvaluateTakesTheMostRestrictiveActiveBudget(t *testing.T) {
 
 func TestProblemsNameTheField(t *testing.T) {
 	budgets := []autoscalingv1alpha1.DisruptionBudget{
-		seeds("1"),
-		scheduled(seeds("0"), "0 9 * * mon-fri", 8*time.Hour),
-		scheduled(shoots("0"), "0 9 * * sat-sun", 0),
-		scheduled(seeds("0"), "60 9 * * *", time.Hour),
+		seeds("1", all...),
+		scheduled(seeds("0", all...), "0 9 * * mon-fri", 8*time.Hour),
+		scheduled(shoots("0", all...), "0 9 * * sat-sun", 0),
+		scheduled(seeds("0", all...), "60 9 * * *", time.Hour),
 	}
 	assert.Equal(t, []string{
 		"spec.behavior.scaleDown.consolidation.budgets[2].schedule: day of week \"sat-sun\": the range runs backwards, write it from the smaller value, e.g. 0-6; " +
 			"write five fields in UTC, e.g. \"0 9 * * mon-fri\" (09:00 on weekdays); until then the budget allows no disruption of its reasons",
-		"spec.behavior.scaleDown.consolidation.budgets[2].duration: a schedule needs a duration above 0, e.g. duration: 8h; until then the budget allows no disruption of its reasons",
+		"spec.behavior.scaleDown.consolidation.budgets[2].durationSeconds: a schedule needs a duration above 0, e.g. durationSeconds: 28800 (8 hours); until then the budget allows no disruption of its reasons",
 		"spec.behavior.scaleDown.consolidation.budgets[3].schedule: minute \"60\" is not a number from 0 to 59; " +
 			"write five fields in UTC, e.g. \"0 9 * * mon-fri\" (09:00 on weekdays); until then the budget allows no disruption of its reasons",
 	}, Problems(budgets))

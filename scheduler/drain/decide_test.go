@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -140,9 +139,10 @@ func TestJudgeBudgets(t *testing.T) {
 	now := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC) // a Monday
 	const owner = "SeedAutoscaler garden/demo"
 	operator, consolidation := autoscalingv1alpha1.DisruptionOperatorDrain, autoscalingv1alpha1.DisruptionConsolidation
-	oneSeed := autoscalingv1alpha1.DisruptionBudget{Seeds: ptr.To("1"), Reasons: []autoscalingv1alpha1.DisruptionReason{operator}}
-	tenPercent := autoscalingv1alpha1.DisruptionBudget{Shoots: ptr.To("10%")}
-	noneInOfficeHours := autoscalingv1alpha1.DisruptionBudget{Shoots: ptr.To("0"), Schedule: ptr.To("0 9 * * mon-fri"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
+	oneSeed := autoscalingv1alpha1.DisruptionBudget{Seeds: "1", Reasons: []autoscalingv1alpha1.DisruptionReason{operator}}
+	all := autoscalingv1alpha1.DisruptionReasons
+	tenPercent := autoscalingv1alpha1.DisruptionBudget{Shoots: "10%", Reasons: all}
+	noneInOfficeHours := autoscalingv1alpha1.DisruptionBudget{Shoots: "0", Schedule: "0 9 * * mon-fri", DurationSeconds: 8 * 3600, Reasons: all}
 	twoDrained := disruption.Set{Seeds: 4, Shoots: 40, Drained: []disruption.DrainedSeed{{Name: "demo-3", Started: true}, {Name: "demo-1"}}}
 	tests := []struct {
 		name      string
@@ -156,7 +156,7 @@ func TestJudgeBudgets(t *testing.T) {
 		{"a drain under way keeps its place", []autoscalingv1alpha1.DisruptionBudget{oneSeed}, operator, "demo-3", 0, BudgetVerdict{}},
 		{"a new drain waits", []autoscalingv1alpha1.DisruptionBudget{oneSeed}, operator, "demo-1", 0, BudgetVerdict{Waiting: `the disruption budget budgets[0] (seeds "1") ` +
 			`of SeedAutoscaler garden/demo lets 1 of the set's 4 seeds be disrupted at once, 2 are (drained or being deleted), and the drains of demo-3 go first`}},
-		{"consolidation's drain was admitted when it started", []autoscalingv1alpha1.DisruptionBudget{{Seeds: ptr.To("1")}}, consolidation, "demo-1", 0, BudgetVerdict{}},
+		{"consolidation's drain was admitted when it started", []autoscalingv1alpha1.DisruptionBudget{{Seeds: "1", Reasons: all}}, consolidation, "demo-1", 0, BudgetVerdict{}},
 		{"the shoots budget bounds migrations out of the set", []autoscalingv1alpha1.DisruptionBudget{tenPercent}, consolidation, "demo-1", 3, BudgetVerdict{
 			Room: 1, Bounded: true, ShootsBudget: `the disruption budget budgets[0] (shoots "10%") of SeedAutoscaler garden/demo lets 4 of the set's 40 shoots migrate at once`}},
 		{"no migration within office hours", []autoscalingv1alpha1.DisruptionBudget{tenPercent, noneInOfficeHours}, operator, "demo-3", 0, BudgetVerdict{

@@ -223,8 +223,8 @@ func TestDisruptionBudgetsHoldAnOperatorsDrains(t *testing.T) {
 				Name: "shoots", Target: autoscalingv1alpha1.MetricTarget{Type: autoscalingv1alpha1.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)}}}},
 			Behavior: &autoscalingv1alpha1.SeedAutoscalerBehavior{ScaleDown: &autoscalingv1alpha1.ScalingRules{Consolidation: &autoscalingv1alpha1.Consolidation{
 				Budgets: []autoscalingv1alpha1.DisruptionBudget{
-					{Seeds: ptr.To("1"), Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionOperatorDrain}},
-					{Shoots: ptr.To("0")},
+					{Seeds: "1", Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionOperatorDrain}},
+					{Shoots: "0", Reasons: autoscalingv1alpha1.DisruptionReasons},
 				},
 			}}},
 		},

@@ -44,7 +44,7 @@ type Consolidation struct {
 	// the reasons each budget names, always or within a cron schedule. The most restrictive
 	// active budget of a reason wins. They hold consolidation, the scale-in of empty seeds
 	// and the scheduler's drain of seeds an operator annotated seedscaler.io/drain=true
-	// (reason OperatorDrain); budgets: [{seeds: "0", reasons: [Consolidation]}] keeps the
+	// (reason OperatorDrain); budgets: [{reasons: [Consolidation], seeds: "0"}] keeps the
 	// budgets of the other reasons without consolidating.
 	// +optional
 	// +listType=atomic
@@ -75,46 +75,49 @@ const (
 // DisruptionReasons are the reasons in the order status lists them.
 var DisruptionReasons = []DisruptionReason{DisruptionConsolidation, DisruptionOperatorDrain, DisruptionEmptySeedRemoval}
 
-// DisruptionBudget bounds the disruptions of a set at once for some reasons, always or
-// within a schedule. It gives exactly one of seeds and shoots.
+// DisruptionBudget bounds the disruptions of a set at once for the reasons it names, always
+// or within a schedule. It gives exactly one of seeds and shoots.
 // +kubebuilder:validation:XValidation:rule="has(self.seeds) != has(self.shoots)",message="a disruption budget gives exactly one of seeds and shoots, e.g. seeds: \"1\" or shoots: \"10%\"; to bound both, list two budgets"
-// +kubebuilder:validation:XValidation:rule="has(self.schedule) == has(self.duration)",message="a disruption budget takes schedule and duration together, e.g. schedule: \"0 9 * * 1-5\" with duration: 8h; without either it always applies"
+// +kubebuilder:validation:XValidation:rule="has(self.schedule) == has(self.durationSeconds)",message="a disruption budget takes schedule and durationSeconds together, e.g. schedule: \"0 9 * * mon-fri\" with durationSeconds: 28800 (8 hours); without either it always applies"
 type DisruptionBudget struct {
+	// reasons the budget holds back: Consolidation, OperatorDrain, EmptySeedRemoval.
+	// +required
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	Reasons []DisruptionReason `json:"reasons,omitempty"`
 	// seeds is the most seeds of the set disrupted at once: drained (annotated
-	// seedscaler.io/drain=true, by anyone) or being deleted. A count ("1") or a percentage
-	// of the set's seeds ("10%", rounded up, so that a percentage above 0 never blocks a set
-	// of few seeds); "0" allows none.
+	// seedscaler.io/drain=true, by anyone), being deleted, or asked to be removed. A count
+	// ("1") or a percentage of the set's seeds ("10%", rounded up, so that a percentage
+	// above 0 never blocks a set of few seeds); "0" allows none.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=10
 	// +kubebuilder:validation:Pattern=`^((100|[0-9]{1,2})%|[0-9]+)$`
-	Seeds *string `json:"seeds,omitempty"`
+	Seeds string `json:"seeds,omitempty"`
 	// shoots is the most shoots of the set whose control planes migrate at once (out of
 	// any of its seeds). A count ("4") or a percentage of the shoots on the set's seeds
 	// ("5%", rounded up); "0" pauses migrations.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=10
 	// +kubebuilder:validation:Pattern=`^((100|[0-9]{1,2})%|[0-9]+)$`
-	Shoots *string `json:"shoots,omitempty"`
+	Shoots string `json:"shoots,omitempty"`
 	// schedule is when the budget starts to apply, a cron schedule of five fields in UTC
 	// (minute hour day-of-month month day-of-week, e.g. "0 9 * * mon-fri") or @daily,
-	// @hourly, @weekly, @monthly, @yearly; it then applies for duration. Without it the
-	// budget always applies.
+	// @hourly, @weekly, @monthly, @yearly; it then applies for durationSeconds. Without it
+	// the budget always applies.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^(@(annually|yearly|monthly|weekly|daily|midnight|hourly)|[0-9A-Za-z*,/-]+( +[0-9A-Za-z*,/-]+){4})$`
-	Schedule *string `json:"schedule,omitempty"`
-	// duration is how long the budget applies from each start of its schedule, in hours
-	// and minutes, e.g. 8h or 1h30m.
+	Schedule string `json:"schedule,omitempty"`
+	// durationSeconds is how long the budget applies from each start of its schedule, 60
+	// (a minute, cron's step) to 31622400 (a year), e.g. 28800 for 8 hours.
 	// +optional
-	// +kubebuilder:validation:Type=string
-	// +kubebuilder:validation:Pattern=`^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$`
-	Duration *metav1.Duration `json:"duration,omitempty"`
-	// reasons the budget holds back: Consolidation, OperatorDrain, EmptySeedRemoval. Without
-	// reasons it holds back every reason.
-	// +optional
-	// +listType=set
-	// +kubebuilder:validation:MaxItems=3
-	Reasons []DisruptionReason `json:"reasons,omitempty"`
+	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Maximum=31622400
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
 }
 
 // ConsolidationStatus is the state of consolidation.
@@ -135,37 +138,59 @@ type ConsolidationStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=reason
+	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=3
 	Budgets []DisruptionBudgetStatus `json:"budgets,omitempty"`
-	// lastScore is consolidation's last scoring of the set's seeds; a rejected one is
-	// scored again after the window.
+	// scores are consolidation's recent scorings of the set's seeds, newest last; after a
+	// rejected one the seeds are scored again once the window has passed.
 	// +optional
-	LastScore *ConsolidationScore `json:"lastScore,omitempty"`
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Scores []ConsolidationScore `json:"scores,omitempty"`
 }
+
+// ConsolidationDecision is what consolidation made of its scoring.
+// +kubebuilder:validation:Enum=Approved;Rejected
+type ConsolidationDecision string
+
+// The decisions of a scoring.
+const (
+	// ConsolidationApproved: the seed's score reached minScore and consolidation drains it.
+	ConsolidationApproved ConsolidationDecision = "Approved"
+	// ConsolidationRejected: no seed's score reached minScore, or no seed's shoots may all
+	// move; nothing is drained.
+	ConsolidationRejected ConsolidationDecision = "Rejected"
+)
 
 // ConsolidationScore is one scoring of the seeds consolidation may drain.
 type ConsolidationScore struct {
 	// time of the scoring.
 	// +required
-	Time metav1.Time `json:"time"`
-	// seed is the seed of the highest score; empty when no seed's shoots may all move.
+	Time *metav1.Time `json:"time,omitempty"`
+	// decision is Approved when the score reached minScore and consolidation drained the
+	// seed, Rejected otherwise.
+	// +required
+	Decision ConsolidationDecision `json:"decision,omitempty"`
+	// seed is the seed of the highest score; unset when no seed's shoots may all move.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Seed string `json:"seed,omitempty"`
 	// score is the seed's savings per disruption: one seed freed divided by weight, e.g.
 	// "0.05"; "+Inf" for shoots that weigh nothing.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32
 	Score string `json:"score,omitempty"`
 	// weight is the sum of the migration weights of the seed's shoots, e.g. "20.4".
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32
 	Weight string `json:"weight,omitempty"`
-	// approved is true when the score reached minScore and consolidation drained the seed.
-	// +optional
-	Approved bool `json:"approved,omitempty"`
 	// message says why, in a sentence.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 }
@@ -174,7 +199,7 @@ type ConsolidationScore struct {
 type DisruptionBudgetStatus struct {
 	// reason the entry is for.
 	// +required
-	Reason DisruptionReason `json:"reason"`
+	Reason DisruptionReason `json:"reason,omitempty"`
 	// seeds is how many more seeds of the set may be disrupted for the reason now: the most
 	// restrictive active seeds budget less the seeds drained or being deleted; unset while
 	// no active budget bounds seeds.
@@ -190,6 +215,7 @@ type DisruptionBudgetStatus struct {
 	HeldBy *int32 `json:"heldBy,omitempty"`
 	// message says which budgets apply and what they hold back.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 }
