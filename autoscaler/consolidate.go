@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -30,6 +32,11 @@ const (
 	EventConsolidationStarted = controllerutils.Normal("ConsolidationStarted")
 	// EventConsolidationCanceled: consolidation gave a drain up.
 	EventConsolidationCanceled = controllerutils.Warning("ConsolidationCanceled")
+	// EventConsolidationApproved: the seed of the highest score is worth its migrations.
+	EventConsolidationApproved = controllerutils.Normal("ConsolidationApproved")
+	// EventConsolidationRejected: no seed is worth its migrations (or none may move); the
+	// seeds are scored again after the window.
+	EventConsolidationRejected = controllerutils.Normal("ConsolidationRejected")
 )
 
 // canceledSkip is how long a seed whose consolidation drain was given up is not chosen again.
@@ -39,12 +46,15 @@ const canceledSkip = time.Hour
 
 // consolidate runs spec.behavior.scaleDown.consolidation after a decision: it tracks how
 // long the set has been above its needs, cancels a drain of its own that is stuck or no
-// longer wanted, and otherwise starts draining the seed recommend.ChooseConsolidation picks.
+// longer wanted, and otherwise starts draining the seed of the highest score (choose).
 // The scheduler's drain moves the shoots and the set's scale-in removes the emptied seed.
-func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision, now time.Time) error {
+func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input, d recommend.Decision,
+	b *budgets, now time.Time) error {
 	rules, enabled := consolidationRules(sa)
 	if !enabled || obs == nil || obs.set == nil {
 		sa.Status.Consolidation = nil
+		r.Instruments.budgets(client.ObjectKeyFromObject(sa), nil)
+		r.Instruments.consolidationScore(client.ObjectKeyFromObject(sa), nil)
 		return nil
 	}
 	st := sa.Status.Consolidation
@@ -52,6 +62,9 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 		st = &autoscalingv1alpha1.ConsolidationStatus{}
 		sa.Status.Consolidation = st
 	}
+	st.Budgets = b.status()
+	r.Instruments.budgets(client.ObjectKeyFromObject(sa), budgetSamples(st.Budgets, b))
+	defer func() { r.Instruments.consolidationScore(client.ObjectKeyFromObject(sa), scoreSamples(st)) }()
 	st.Drains = recentDrains(st.Drains, rules.MaxMigrationsPerHour, now)
 	aboveNeeds := d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
 	switch {
@@ -75,13 +88,13 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 		// planes for nothing.
 		return nil
 	}
-
-	choice := r.choose(ctx, sa, obs, in, rules, scaleAheadHolds, now)
-	if choice.Seed == "" {
-		logf.FromContext(ctx).V(1).Info("No seed to consolidate", "why", choice.Message)
+	if why := b.holdConsolidation(); why != "" {
+		logf.FromContext(ctx).V(1).Info("No seed to consolidate", "why", why)
 		return nil
 	}
-	if r.DryRun {
+
+	choice, approved := r.choose(ctx, sa, obs, in, rules, scaleAheadHolds, now)
+	if !approved || r.DryRun {
 		return nil
 	}
 	if err := r.annotateDrain(ctx, sa.Namespace, choice.Seed, map[string]any{
@@ -91,8 +104,34 @@ func (r *Reconciler) consolidate(ctx context.Context, sa *autoscalingv1alpha1.Se
 		return err
 	}
 	st.Drains = append(st.Drains, autoscalingv1alpha1.ConsolidationDrain{Seed: choice.Seed, Shoots: ptr.To(int32(choice.Shoots)), StartTime: &metav1.Time{Time: now}})
-	r.event(sa, EventConsolidationStarted, "Consolidate", "Consolidation %s", choice.Message)
+	r.event(sa, EventConsolidationStarted, "Consolidate", "Consolidation drains seed %s: its %d shoots move to the other seeds (score %s)",
+		choice.Seed, choice.Shoots, recommend.FormatScore(choice.Score))
 	return nil
+}
+
+// maxRememberedScores is the most scorings status.consolidation.scores holds (its MaxItems).
+const maxRememberedScores = 8
+
+// lastScore is the newest scoring in status; nil before the first.
+func lastScore(st *autoscalingv1alpha1.ConsolidationStatus) *autoscalingv1alpha1.ConsolidationScore {
+	if st == nil || len(st.Scores) == 0 || st.Scores[len(st.Scores)-1].Time == nil {
+		return nil
+	}
+	return &st.Scores[len(st.Scores)-1]
+}
+
+// scoreSamples are the series of seedscaler_autoscaler_consolidation_score of the newest
+// scoring in status: the score of its seed.
+func scoreSamples(st *autoscalingv1alpha1.ConsolidationStatus) []objectSample {
+	last := lastScore(st)
+	if last == nil || last.Seed == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(last.Score, 64)
+	if err != nil {
+		return nil
+	}
+	return []objectSample{{labels: []string{last.Seed}, value: v}}
 }
 
 // consolidationRules are the consolidation rules of the spec with defaults; false when the
@@ -107,6 +146,10 @@ func consolidationRules(sa *autoscalingv1alpha1.SeedAutoscaler) (recommend.Conso
 		Window:               time.Duration(c.WindowSeconds) * time.Second,
 		MaxMigrationsPerHour: int(c.MaxMigrationsPerHour),
 		ShootCooldown:        recommend.DefaultConsolidationShootCooling,
+		MinScore:             recommend.DefaultMinConsolidationScore,
+	}
+	if c.MinScore != nil {
+		rules.MinScore = c.MinScore.AsApproximateFloat64()
 	}
 	if rules.Window == 0 {
 		rules.Window = recommend.DefaultConsolidationWindow
@@ -140,7 +183,7 @@ func recentDrains(drains []autoscalingv1alpha1.ConsolidationDrain, perHour int, 
 // maxRememberedDrains is the most drains status.consolidation.drains holds (its MaxItems).
 const maxRememberedDrains = 64
 
-// pastDrain is a drain of status as recommend.ChooseConsolidation reads it.
+// pastDrain is a drain of status as recommend.ChooseConsolidationCandidates reads it.
 func pastDrain(dr autoscalingv1alpha1.ConsolidationDrain) recommend.PastDrain {
 	return recommend.PastDrain{Start: dr.StartTime.Time, Shoots: int(ptr.Deref(dr.Shoots, 0))}
 }
@@ -218,12 +261,16 @@ func (r *Reconciler) cancel(ctx context.Context, sa *autoscalingv1alpha1.SeedAut
 	return nil
 }
 
-// choose runs recommend.ChooseConsolidation, and checks the shoots of the seed it picks on
-// the kube-apiserver (one list by spec.seedName per seed looked at, only when a seed is
-// picked): a seed holding a shoot that opted out, a replica's own shoot, or one moved within
-// the cool-down is skipped and the next cheapest is looked at.
+// choose lists the seeds consolidation may drain (recommend.ChooseConsolidationCandidates),
+// reads what draining each one costs from its shoots on the kube-apiserver (one list by
+// spec.seedName per candidate, only when a drain may start), and scores them
+// (recommend.ScoreConsolidation): the seed of the highest savings per disruption is drained
+// when its score reaches minScore. Each scoring goes into status and an event; after a
+// rejected one the seeds are scored again once the window has passed, so that a set whose
+// seeds are not worth draining is not listed on every evaluation.
 func (r *Reconciler) choose(ctx context.Context, sa *autoscalingv1alpha1.SeedAutoscaler, obs *observation, in recommend.Input,
-	rules recommend.ConsolidationRules, scaleAheadHolds bool, now time.Time) recommend.ConsolidationChoice {
+	rules recommend.ConsolidationRules, scaleAheadHolds bool, now time.Time) (recommend.ConsolidationScore, bool) {
+	log := logf.FromContext(ctx)
 	st := sa.Status.Consolidation
 	cin := recommend.ConsolidationInput{
 		Now: now, Rules: rules, Current: obs.current, Min: in.MinReplicas, ScaleAheadHolds: scaleAheadHolds,
@@ -239,22 +286,52 @@ func (r *Reconciler) choose(ctx context.Context, sa *autoscalingv1alpha1.SeedAut
 		}
 	}
 	cin.Seeds = consolidationSeeds(obs, now, r.MetricMaxAge)
-	for range len(cin.Seeds) + 1 {
-		choice := recommend.ChooseConsolidation(cin)
-		if choice.Seed == "" {
-			return choice
-		}
-		why, err := r.unmovable(ctx, choice.Seed, rules.ShootCooldown, now)
-		if err != nil {
-			logf.FromContext(ctx).Error(err, "Reading the shoots of a seed to consolidate failed", "seed", choice.Seed)
-			return recommend.ConsolidationChoice{Message: err.Error()}
-		}
-		if why == "" {
-			return choice
-		}
-		cin.Skip[choice.Seed] = why
+	candidates := recommend.ChooseConsolidationCandidates(cin)
+	if len(candidates.Seeds) == 0 {
+		log.V(1).Info("No seed to consolidate", "why", candidates.Message)
+		return recommend.ConsolidationScore{}, false
 	}
-	return recommend.ConsolidationChoice{Message: "every seed holds a shoot that may not move"}
+	if last := lastScore(st); last != nil && last.Decision == autoscalingv1alpha1.ConsolidationRejected && now.Before(last.Time.Add(rules.Window)) {
+		log.V(1).Info("No seed to consolidate", "why", "the last scoring was rejected", "scoresAgainAt", last.Time.Add(rules.Window))
+		return recommend.ConsolidationScore{}, false
+	}
+
+	costs := make([]recommend.SeedCost, 0, len(candidates.Seeds))
+	var problems []string
+	for _, c := range candidates.Seeds {
+		cost, notes, err := r.seedCost(ctx, c, rules.ShootCooldown, now)
+		if err != nil {
+			log.Error(err, "Reading the shoots of a seed to consolidate failed", "seed", c.Name)
+			return recommend.ConsolidationScore{}, false
+		}
+		costs = append(costs, cost)
+		problems = append(problems, notes...)
+	}
+	score := recommend.ScoreConsolidation(costs, rules.MinScore)
+	message := score.Message
+	if !score.Approved {
+		message += fmt.Sprintf("; consolidation moves nothing and scores the seeds again after the window of %s", rules.Window)
+	}
+	if len(problems) > 0 {
+		message += "; " + strings.Join(problems, "; ")
+	}
+	message = controllerutils.Truncate(message, 1024)
+	decision := autoscalingv1alpha1.ConsolidationRejected
+	if score.Approved {
+		decision = autoscalingv1alpha1.ConsolidationApproved
+	}
+	scoring := autoscalingv1alpha1.ConsolidationScore{Time: &metav1.Time{Time: now}, Decision: decision, Seed: score.Seed, Message: message}
+	if score.Seed != "" {
+		scoring.Score, scoring.Weight = recommend.FormatScore(score.Score), recommend.FormatScore(score.Weight)
+	}
+	st.Scores = append(st.Scores, scoring)
+	st.Scores = st.Scores[max(0, len(st.Scores)-maxRememberedScores):]
+	if score.Approved {
+		r.event(sa, EventConsolidationApproved, "Consolidate", "Consolidation approved: %s", message)
+	} else {
+		r.event(sa, EventConsolidationRejected, "Consolidate", "Consolidation rejected: %s", message)
+	}
+	return score, score.Approved
 }
 
 // consolidationSeeds are the set's live seeds as consolidation looks at them.
@@ -278,11 +355,7 @@ func consolidationSeeds(obs *observation, now time.Time, maxAge time.Duration) [
 		if a, ok := quantity(seed.Status.Allocatable, gardencorev1beta1.ResourceShoots); ok {
 			s.Allocatable = int(a)
 		}
-		if smp, ok := obs.usage[gardencorev1beta1.ResourceShoots][name]; ok && fresh(smp, now, maxAge) {
-			s.Shoots = int(smp.value)
-		} else if used, ok := quantity(seed.Status.Usage, gardencorev1beta1.ResourceShoots); ok {
-			s.Shoots = int(used)
-		}
+		s.Shoots = seedShoots(obs, seed, now, maxAge)
 		out = append(out, s)
 	}
 	return out
@@ -290,27 +363,40 @@ func consolidationSeeds(obs *observation, now time.Time, maxAge time.Duration) [
 
 // +kubebuilder:rbac:groups=core.gardener.cloud,resources=shoots,verbs=list
 
-// unmovable lists the shoots on a seed and says why the seed may not be consolidated: a shoot
-// opted out of migration, is a replica's own shoot, or was moved within the cool-down. Empty
-// when every shoot may move.
-func (r *Reconciler) unmovable(ctx context.Context, seed string, cooldown time.Duration, now time.Time) (string, error) {
+// seedCost lists the shoots on a candidate seed and says what draining it costs: the sum
+// of their migration weights (a shoot the metrics count but the list does not show, such as
+// one whose control plane is leaving, weighs 1), or why the seed may not be drained (a shoot
+// opted out of migration, is a replica's own shoot, or was moved within the cool-down). The
+// notes name annotations of a migration weight that are ignored.
+func (r *Reconciler) seedCost(ctx context.Context, seed recommend.ConsolidationSeed, cooldown time.Duration, now time.Time) (recommend.SeedCost, []string, error) {
 	list := &gardencorev1beta1.ShootList{}
-	if err := r.Reader.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.seedName", seed)}); err != nil {
-		return "", fmt.Errorf("listing the shoots on seed %s: %w", seed, err)
+	if err := r.Reader.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.seedName", seed.Name)}); err != nil {
+		return recommend.SeedCost{}, nil, fmt.Errorf("listing the shoots on seed %s: %w", seed.Name, err)
 	}
+	cost := recommend.SeedCost{Seed: seed.Name, Shoots: seed.Shoots}
+	var notes []string
 	for _, shoot := range list.Items {
 		key := shoot.Namespace + "/" + shoot.Name
 		switch {
 		case shoot.Annotations[gardencorev1beta1.AnnotationMigration] == gardencorev1beta1.MigrationDisabled:
-			return fmt.Sprintf("shoot %s opted out of migration", key), nil
+			cost.Unmovable = fmt.Sprintf("shoot %s opted out of migration", key)
 		case membership.IsReplica(&shoot):
-			return fmt.Sprintf("shoot %s is a ManagedSeedSet replica's", key), nil
+			cost.Unmovable = fmt.Sprintf("shoot %s is a ManagedSeedSet replica's", key)
 		}
-		if at, err := time.Parse(time.RFC3339, shoot.Annotations[gardencorev1beta1.AnnotationMigratedAt]); err == nil && now.Sub(at) < cooldown {
-			return fmt.Sprintf("shoot %s moved at %s, within the cool-down of %s", key, at.Format(time.RFC3339), cooldown), nil
+		if at, err := time.Parse(time.RFC3339, shoot.Annotations[gardencorev1beta1.AnnotationMigratedAt]); err == nil && now.Sub(at) < cooldown && cost.Unmovable == "" {
+			cost.Unmovable = fmt.Sprintf("shoot %s moved at %s, within the cool-down of %s", key, at.Format(time.RFC3339), cooldown)
+		}
+		if cost.Unmovable != "" {
+			return cost, nil, nil
+		}
+		w, problem := recommend.MigrationWeight(&shoot)
+		cost.Weight += w
+		if problem != "" {
+			notes = append(notes, problem)
 		}
 	}
-	return "", nil
+	cost.Weight += float64(max(0, seed.Shoots-len(list.Items))) * recommend.DefaultMigrationWeight
+	return cost, notes, nil
 }
 
 // annotateDrain sets (a string) or removes (nil) annotations of a ManagedSeed.

@@ -4,6 +4,7 @@ package autoscaler_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,4 +119,71 @@ func consolidationEvent(t *testing.T, f *fixture, reason, note string) *eventsv1
 		return false
 	}, timeout, tick, "no %s event with %q", reason, note)
 	return found
+}
+
+// Consolidation drains the seed whose migrations weigh least for the seed freed, not the one
+// of the fewest shoots: ten highly available control planes (0.2 each) weigh 2, four
+// ordinary ones 4. With a minimum score above the best it moves nothing, says so with the
+// score, and scores again only after the window.
+func TestConsolidationDrainsTheSeedOfTheHighestScore(t *testing.T) {
+	f := newFixture(t, "consolidation-score")
+	set := f.createSet(3, nil)
+	f.addReplica(set, "consolidation-score-0", 10, false)
+	f.addReplica(set, "consolidation-score-1", 4, false)
+	f.addReplica(set, "consolidation-score-2", 40, false)
+	for i := range 10 {
+		shoot := builders.MakeShoot(f.ns, fmt.Sprintf("live-%d", i)).SeedName("consolidation-score-0").ZoneFailureTolerance().Obj()
+		require.NoError(t, env.Client.Create(f.ctx, shoot))
+	}
+	for i := range 4 {
+		shoot := builders.MakeShoot(f.ns, fmt.Sprintf("plain-%d", i)).SeedName("consolidation-score-1").Obj()
+		require.NoError(t, env.Client.Create(f.ctx, shoot))
+	}
+	minScore := resource.MustParse("0.6")
+	f.createAutoscaler(1, 5, 70, &autoscalingv1alpha1.SeedAutoscalerBehavior{
+		ScaleDown: &autoscalingv1alpha1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Consolidation: &autoscalingv1alpha1.Consolidation{
+			WindowSeconds: 60, MinScore: &minScore,
+		}},
+	})
+	f.metrics.setPending(f.name, 0)
+	f.start(false)
+	require.Eventually(t, func() bool {
+		c := f.get().Status.Consolidation
+		return c != nil && c.AboveNeedsSince != nil
+	}, timeout, tick, "the set is seen above its needs")
+
+	f.clock.Step(61 * time.Second)
+	require.Eventually(t, func() bool {
+		c := f.get().Status.Consolidation
+		return c != nil && len(c.Scores) > 0
+	}, timeout, tick, "the seeds are scored after the window")
+	rejected := f.get().Status.Consolidation.Scores[0]
+	assert.Equal(t, autoscalingv1alpha1.ConsolidationRejected, rejected.Decision)
+	assert.Equal(t, "consolidation-score-0", rejected.Seed)
+	assert.Equal(t, "0.5", rejected.Score)
+	assert.Equal(t, "2", rejected.Weight, "10 × 0.2")
+	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationRejected",
+		"seed consolidation-score-0 scores 0.5 (1 seed freed / 2 weighted migrations of 10 shoots), below the minimum score 0.6"))
+	assert.Never(t, func() bool { return drainAnnotation(t, f, "consolidation-score-0") != "" }, 2*time.Second, tick, "a rejected seed is not drained")
+
+	// A lower minimum applies from the next scoring, once the window after the rejection
+	// has passed.
+	sa := f.get()
+	sa.Spec.Behavior.ScaleDown.Consolidation.MinScore = ptr.To(resource.MustParse("0.3"))
+	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.waitForEvaluation()
+	assert.Never(t, func() bool { return drainAnnotation(t, f, "consolidation-score-0") != "" }, time.Second, tick, "no scoring within the window")
+	f.clock.Step(61 * time.Second)
+	require.Eventually(t, func() bool { return drainAnnotation(t, f, "consolidation-score-0") == "true" }, timeout, tick,
+		"the seed of the highest score is drained, not the one of the fewest shoots")
+	assert.Empty(t, drainAnnotation(t, f, "consolidation-score-1"))
+	f.waitForStatus("the approved scoring", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
+		c := st.Consolidation
+		return c != nil && len(c.Scores) > 0 && c.Scores[len(c.Scores)-1].Decision == autoscalingv1alpha1.ConsolidationApproved
+	})
+	scores := f.get().Status.Consolidation.Scores
+	require.Len(t, scores, 2, "one rejected scoring, then one approved: none within the window")
+	assert.Equal(t, "0.5", scores[1].Score)
+	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationApproved", "seed consolidation-score-0 scores 0.5"))
+	assert.NotNil(t, consolidationEvent(t, f, "ConsolidationStarted", "drains seed consolidation-score-0: its 10 shoots move to the other seeds (score 0.5)"))
 }

@@ -24,6 +24,8 @@ func TestDocsListEveryMetric(t *testing.T) {
 	i.fetchError(MetricSeedUsage)
 	i.scaleAhead(types.NamespacedName{Namespace: "garden", Name: "demo"}, aheadSample{forecastReplicas: 5, demand: 120,
 		forecasts: []forecastSample{{forecast: "Trend", predicted: 130, errorRatio: 0.08}}}, time.Minute)
+	i.budgets(types.NamespacedName{Namespace: "garden", Name: "demo"}, []objectSample{{labels: []string{"Consolidation", "seeds", "0"}, value: 0}})
+	i.consolidationScore(types.NamespacedName{Namespace: "garden", Name: "demo"}, []objectSample{{labels: []string{"demo-3"}, value: 0.05}})
 	emitted := metricsdoc.AssertSection(t, reg, "Autoscaler", "seedscaler_autoscaler_")
-	assert.Len(t, emitted, 7, "a metric of the autoscaler emits no series in this test; extend it")
+	assert.Len(t, emitted, 9, "a metric of the autoscaler emits no series in this test; extend it")
 }

@@ -2,19 +2,25 @@ package autoscaler
 
 import (
 	"math"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 )
 
+// objectSeriesMaxAge is how long a SeedAutoscaler's series of the gauges per object stay
+// without an evaluation that renews them.
+const objectSeriesMaxAge = 5 * time.Minute
+
 // Instruments are the autoscaler's own metrics (docs/metrics.md, "Autoscaler").
 type Instruments struct {
 	decisions       *prometheus.CounterVec
 	reconcileTime   *prometheus.HistogramVec
 	metricFetchErrs *prometheus.CounterVec
-	ahead           *aheadSeries
+	budgetAllowed   *objectGauge
+	score           *objectGauge
+	// The scale-ahead series: what spec.scaleAhead's last evaluation showed.
+	forecastReplicas, demand, forecastDemand, forecastError *objectGauge
 }
 
 // NewInstruments creates the metrics and registers them with reg.
@@ -33,9 +39,28 @@ func NewInstruments(reg prometheus.Registerer) (*Instruments, error) {
 			Name: "seedscaler_autoscaler_metric_fetch_errors_total",
 			Help: "Failed reads from the custom metrics API by metric name.",
 		}, []string{"metric"}),
-		ahead: newAheadSeries(time.Now),
+		budgetAllowed: newObjectGauge("seedscaler_autoscaler_disruption_budget_allowed",
+			"Disruptions the most restrictive active disruption budget of a SeedAutoscaler allows its set now, by reason, unit and the budget's index: "+
+				"seeds, how many more may be disrupted; shoots, how many may migrate at once. 0 names the budget that holds the reason back.",
+			objectSeriesMaxAge, "reason", "unit", "budget"),
+		score: newObjectGauge("seedscaler_autoscaler_consolidation_score",
+			"Savings per disruption of the seed a SeedAutoscaler's consolidation scored highest at its last scoring: one seed freed divided by the migration weights of its shoots.",
+			objectSeriesMaxAge, "seed"),
+		forecastReplicas: newObjectGauge("seedscaler_autoscaler_forecast_replicas",
+			"Replicas the forecasts of a SeedAutoscaler's spec.scaleAhead asked for at its last evaluation (status.scaleAhead.forecastReplicas), acted upon or not (mode ForecastOnly); absent while no forecast could be used.",
+			objectSeriesMaxAge),
+		demand: newObjectGauge("seedscaler_autoscaler_demand_shoots",
+			"Demand of a SeedAutoscaler's target at its last evaluation, the forecasts are judged against: shoots on its seeds plus pending (status.scaleAhead.demand).",
+			objectSeriesMaxAge),
+		forecastDemand: newObjectGauge("seedscaler_autoscaler_forecast_demand_shoots",
+			"Demand a forecast predicted a lead time ago for the time of its last judgement (status.scaleAhead.forecasts[].lastJudged).",
+			objectSeriesMaxAge, "forecast"),
+		forecastError: newObjectGauge("seedscaler_autoscaler_forecast_error_ratio",
+			"Mean absolute percentage error of a forecast over its accuracy window, as a ratio: 0.12 is 12% (status.scaleAhead.forecasts[].meanAbsolutePercentageError).",
+			objectSeriesMaxAge, "forecast"),
 	}
-	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs, i.ahead} {
+	for _, c := range []prometheus.Collector{i.decisions, i.reconcileTime, i.metricFetchErrs, i.budgetAllowed, i.score,
+		i.forecastReplicas, i.demand, i.forecastDemand, i.forecastError} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -70,18 +95,37 @@ func (i *Instruments) fetchError(metric string) {
 }
 
 // scaleAhead serves what one evaluation of a SeedAutoscaler's spec.scaleAhead showed, for
-// ttl unless the next evaluation replaces it.
+// ttl unless the next evaluation replaces it; unknown values (NaN) are left out.
 func (i *Instruments) scaleAhead(key types.NamespacedName, s aheadSample, ttl time.Duration) {
-	if i != nil {
-		i.ahead.set(key, s, ttl)
+	if i == nil {
+		return
 	}
+	var predicted, errs []objectSample
+	for _, f := range s.forecasts {
+		predicted = append(predicted, known(f.predicted, f.forecast)...)
+		errs = append(errs, known(f.errorRatio, f.forecast)...)
+	}
+	i.forecastReplicas.setFor(key, known(s.forecastReplicas), ttl)
+	i.demand.setFor(key, known(s.demand), ttl)
+	i.forecastDemand.setFor(key, predicted, ttl)
+	i.forecastError.setFor(key, errs, ttl)
 }
 
-// forgetScaleAhead stops serving the scale-ahead series of a SeedAutoscaler that is gone
-// or no longer scales ahead.
+// known is the sample of a value with its labels; none when the value is unknown (NaN).
+func known(v float64, labels ...string) []objectSample {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return []objectSample{{labels: labels, value: v}}
+}
+
+// forgetScaleAhead stops serving the scale-ahead series of a SeedAutoscaler that no longer
+// scales ahead.
 func (i *Instruments) forgetScaleAhead(key types.NamespacedName) {
 	if i != nil {
-		i.ahead.forget(key)
+		for _, g := range []*objectGauge{i.forecastReplicas, i.demand, i.forecastDemand, i.forecastError} {
+			g.set(key, nil)
+		}
 	}
 }
 
@@ -101,84 +145,25 @@ type forecastSample struct {
 	errorRatio float64
 }
 
-// aheadSeries serves the scale-ahead series of each SeedAutoscaler this replica evaluated
-// recently. A series lives for a ttl from its evaluation rather than until it is deleted:
-// with --replicas-mode=object-locks the replica that evaluates a SeedAutoscaler changes,
-// and one that stopped evaluating it stops serving its stale values on its own.
-type aheadSeries struct {
-	forecastReplicas, demand, forecastDemand, forecastError *prometheus.Desc
-
-	now     func() time.Time
-	mu      sync.Mutex
-	entries map[types.NamespacedName]aheadEntry
-}
-
-type aheadEntry struct {
-	sample  aheadSample
-	expires time.Time
-}
-
-func newAheadSeries(now func() time.Time) *aheadSeries {
-	autoscaler := []string{"namespace", "name"}
-	perForecast := []string{"namespace", "name", "forecast"}
-	return &aheadSeries{
-		forecastReplicas: prometheus.NewDesc("seedscaler_autoscaler_forecast_replicas",
-			"Replicas the forecasts of a SeedAutoscaler's spec.scaleAhead asked for at its last evaluation (status.scaleAhead.forecastReplicas), acted upon or not (mode ForecastOnly); absent while no forecast could be used.",
-			autoscaler, nil),
-		demand: prometheus.NewDesc("seedscaler_autoscaler_demand_shoots",
-			"Demand of a SeedAutoscaler's target at its last evaluation, the forecasts are judged against: shoots on its seeds plus pending (status.scaleAhead.demand).",
-			autoscaler, nil),
-		forecastDemand: prometheus.NewDesc("seedscaler_autoscaler_forecast_demand_shoots",
-			"Demand a forecast predicted a lead time ago for the time of its last judgement (status.scaleAhead.forecasts[].lastJudged).",
-			perForecast, nil),
-		forecastError: prometheus.NewDesc("seedscaler_autoscaler_forecast_error_ratio",
-			"Mean absolute percentage error of a forecast over its accuracy window, as a ratio: 0.12 is 12% (status.scaleAhead.forecasts[].meanAbsolutePercentageError).",
-			perForecast, nil),
-		now:     now,
-		entries: map[types.NamespacedName]aheadEntry{},
+// budgets sets the disruption budget series of a SeedAutoscaler; none removes them.
+func (i *Instruments) budgets(obj types.NamespacedName, samples []objectSample) {
+	if i != nil {
+		i.budgetAllowed.set(obj, samples)
 	}
 }
 
-func (a *aheadSeries) set(key types.NamespacedName, s aheadSample, ttl time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.entries[key] = aheadEntry{sample: s, expires: a.now().Add(ttl)}
-}
-
-func (a *aheadSeries) forget(key types.NamespacedName) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.entries, key)
-}
-
-// Describe implements prometheus.Collector.
-func (a *aheadSeries) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{a.forecastReplicas, a.demand, a.forecastDemand, a.forecastError} {
-		ch <- d
+// consolidationScore sets the score series of a SeedAutoscaler; none removes it.
+func (i *Instruments) consolidationScore(obj types.NamespacedName, samples []objectSample) {
+	if i != nil {
+		i.score.set(obj, samples)
 	}
 }
 
-// Collect implements prometheus.Collector: the known values of the entries that have not
-// expired; it drops the expired ones.
-func (a *aheadSeries) Collect(ch chan<- prometheus.Metric) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := a.now()
-	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		if !math.IsNaN(v) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
-		}
-	}
-	for key, e := range a.entries {
-		if !now.Before(e.expires) {
-			delete(a.entries, key)
-			continue
-		}
-		gauge(a.forecastReplicas, e.sample.forecastReplicas, key.Namespace, key.Name)
-		gauge(a.demand, e.sample.demand, key.Namespace, key.Name)
-		for _, f := range e.sample.forecasts {
-			gauge(a.forecastDemand, f.predicted, key.Namespace, key.Name, f.forecast)
-			gauge(a.forecastError, f.errorRatio, key.Namespace, key.Name, f.forecast)
-		}
+// forget removes every series of a SeedAutoscaler that is gone.
+func (i *Instruments) forget(obj types.NamespacedName) {
+	if i != nil {
+		i.budgetAllowed.set(obj, nil)
+		i.score.set(obj, nil)
+		i.forgetScaleAhead(obj)
 	}
 }

@@ -67,7 +67,8 @@ const (
 	// EventUnknownReplicaCapacity: a new replica's capacity depends on a parent gardenlet's
 	// that is not known.
 	EventUnknownReplicaCapacity = controllerutils.Warning(recommend.ReasonUnknownReplicaCapacity)
-	// EventScalingLimited: a scale-in was held at what the set can remove.
+	// EventScalingLimited: a scale-in was held at what the set can remove, or at what the
+	// disruption budgets of EmptySeedRemoval allow.
 	EventScalingLimited = controllerutils.Normal("ScalingLimited")
 	// EventScaleInPaused, EventScaleOutPaused, EventScaleInAndOutPaused: the paused-scale-in
 	// or paused-scale-out annotation now holds the target in that direction.
@@ -146,7 +147,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 	if err := r.Reader.Get(ctx, req.NamespacedName, sa); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.cadences.forget(req.NamespacedName)
-			r.Instruments.forgetScaleAhead(req.NamespacedName)
+			r.Instruments.forget(req.NamespacedName)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -195,11 +196,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, sa *autoscalingv1alpha
 	}
 	a := r.scaleAhead(ctx, sa, obs, in, d)
 	current := sc.Spec.Replicas // apply writes the new replicas into sc
-	final := pause(sa, current, r.holdDirections(sa, current, a.decision))
+	b := r.readBudgets(sa, obs, now)
+	final := pause(sa, current, r.holdDirections(sa, current, b.holdRemovals(current, a.decision)))
 	if err := r.apply(ctx, sa, gr, sc, final, now); err != nil {
 		return nil, err
 	}
-	if err := r.consolidate(ctx, sa, obs, in, final, now); err != nil {
+	if err := r.consolidate(ctx, sa, obs, in, final, b, now); err != nil {
 		return nil, err
 	}
 	if a.scaledOutAhead && !r.DryRun && final.DesiredReplicas == a.decision.DesiredReplicas && final.DesiredReplicas > current {
@@ -453,7 +455,7 @@ func (r *Reconciler) writeDecision(sa *autoscalingv1alpha1.SeedAutoscaler, d rec
 	if !d.ScalingActive.IsTrue() && controllerutils.ConditionChanged(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScalingActive, d.ScalingActive) {
 		r.event(sa, scalingActiveEvent(d.ScalingActive.Reason), "Evaluate", "%s", d.ScalingActive.Message)
 	}
-	if d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds &&
+	if (d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds || d.ScalingLimited.Reason == recommend.ReasonDisruptionBudget) &&
 		controllerutils.ConditionChanged(sa.Status.Conditions, autoscalingv1alpha1.SeedAutoscalerScalingLimited, d.ScalingLimited) {
 		r.event(sa, EventScalingLimited, "Evaluate", "%s", d.ScalingLimited.Message)
 	}

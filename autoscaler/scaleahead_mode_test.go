@@ -216,17 +216,28 @@ func TestJudgeKeepsTheMeanError(t *testing.T) {
 // ttl, the known values only, and none of one it forgot.
 func TestAheadSeriesLiveForTheirTTL(t *testing.T) {
 	now := ahead0
-	series := newAheadSeries(func() time.Time { return now })
 	reg := prometheus.NewPedanticRegistry()
-	require.NoError(t, reg.Register(series))
+	i, err := NewInstruments(reg)
+	require.NoError(t, err)
+	aheadGauges := []*objectGauge{i.forecastReplicas, i.demand, i.forecastDemand, i.forecastError}
+	for _, g := range aheadGauges {
+		g.now = func() time.Time { return now }
+	}
+	count := func(names ...string) int {
+		n := 0
+		for _, g := range aheadGauges {
+			n += testutil.CollectAndCount(g, names...)
+		}
+		return n
+	}
 	demo := types.NamespacedName{Namespace: "garden", Name: "demo"}
 	other := types.NamespacedName{Namespace: "garden", Name: "other"}
 
-	series.set(demo, aheadSample{forecastReplicas: 5, demand: 120, forecasts: []forecastSample{
+	i.scaleAhead(demo, aheadSample{forecastReplicas: 5, demand: 120, forecasts: []forecastSample{
 		{forecast: "Trend", predicted: 130, errorRatio: 0.08},
 		{forecast: "Seasonal", predicted: math.NaN(), errorRatio: math.NaN()},
 	}}, time.Minute)
-	series.set(other, aheadSample{forecastReplicas: math.NaN(), demand: math.NaN()}, 2*time.Minute)
+	i.scaleAhead(other, aheadSample{forecastReplicas: math.NaN(), demand: math.NaN()}, 2*time.Minute)
 	want := `
 # HELP seedscaler_autoscaler_demand_shoots Demand of a SeedAutoscaler's target at its last evaluation, the forecasts are judged against: shoots on its seeds plus pending (status.scaleAhead.demand).
 # TYPE seedscaler_autoscaler_demand_shoots gauge
@@ -241,12 +252,14 @@ seedscaler_autoscaler_forecast_error_ratio{forecast="Trend",name="demo",namespac
 # TYPE seedscaler_autoscaler_forecast_replicas gauge
 seedscaler_autoscaler_forecast_replicas{name="demo",namespace="garden"} 5
 `
-	assert.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want)))
+	assert.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"seedscaler_autoscaler_demand_shoots", "seedscaler_autoscaler_forecast_demand_shoots",
+		"seedscaler_autoscaler_forecast_error_ratio", "seedscaler_autoscaler_forecast_replicas"))
 
 	now = now.Add(time.Minute)
-	assert.Zero(t, testutil.CollectAndCount(series), "demo expired; other has no known value")
-	series.set(demo, aheadSample{forecastReplicas: 6, demand: math.NaN()}, time.Minute)
-	assert.Equal(t, 1, testutil.CollectAndCount(series, "seedscaler_autoscaler_forecast_replicas"))
-	series.forget(demo)
-	assert.Zero(t, testutil.CollectAndCount(series))
+	assert.Zero(t, count(), "demo expired; other has no known value")
+	i.scaleAhead(demo, aheadSample{forecastReplicas: 6, demand: math.NaN()}, time.Minute)
+	assert.Equal(t, 1, count("seedscaler_autoscaler_forecast_replicas"))
+	i.forgetScaleAhead(demo)
+	assert.Zero(t, count())
 }

@@ -236,6 +236,9 @@ const (
 	ReasonScaleUpLimit         controllerutils.Reason = "ScaleUpLimit"
 	ReasonScaleDownLimit       controllerutils.Reason = "ScaleDownLimit"
 	ReasonTooFewRemovableSeeds controllerutils.Reason = "TooFewRemovableSeeds"
+	// ReasonDisruptionBudget: a disruption budget of reason EmptySeedRemoval held the
+	// scale-in to fewer removals.
+	ReasonDisruptionBudget controllerutils.Reason = "DisruptionBudget"
 
 	// ScalingLimited, and DirectionPaused True
 	ReasonScaleInPaused  controllerutils.Reason = "ScaleInPaused"

@@ -247,6 +247,11 @@ case("a pause annotation that is neither true nor false fires; a direction pause
      paused("eu", "InvalidPauseAnnotation") + paused("us", "ScaleInPaused"),
      [at("15m", "SeedAutoscalerMisconfigured",
          alert("SeedAutoscalerMisconfigured", dict(deduplicated("exporter", {"namespace": "garden", "name": "eu", "condition": "DirectionPaused"}), reason="InvalidPauseAnnotation")))])
+budgets = lambda n, r: exporter("garden_seedautoscaler_condition_reason", {"namespace": "garden", "name": n, "condition": "DisruptionBudgetsValid", "reason": r}, "1x20")
+case("a disruption budget whose schedule cannot be read fires; valid budgets do not",
+     budgets("eu", "InvalidDisruptionBudget") + budgets("us", "BudgetsValid"),
+     [at("15m", "SeedAutoscalerMisconfigured",
+         alert("SeedAutoscalerMisconfigured", dict(deduplicated("exporter", {"namespace": "garden", "name": "eu", "condition": "DisruptionBudgetsValid"}), reason="InvalidDisruptionBudget")))])
 able = lambda n, r: exporter("garden_seedautoscaler_condition_reason", {"namespace": "garden", "name": n, "condition": "AbleToScale", "reason": r}, "1x20")
 case("a scale target the cluster does not back fires, each with its reason; a passing read of the scale does not",
      able("eu", "MissingScaleSubresource") + able("us", "TargetNotFound") + able("ap", "ReadyForNewScale") +

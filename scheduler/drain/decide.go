@@ -8,14 +8,17 @@ package drain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"k8s.io/utils/ptr"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/disruption"
 	"github.com/seedscaler/seedscaler/internal/membership"
 )
 
@@ -93,8 +96,56 @@ func (b Budget) Room(outOfSeed, outOfSet int) int {
 	return max(0, min(b.PerSeed-outOfSeed, b.PerSet-outOfSet))
 }
 
+// BudgetVerdict is what the disruption budgets of a drained seed's set allow its drain now.
+type BudgetVerdict struct {
+	// Waiting says why the seeds budget of OperatorDrain leaves the drain no place yet: it
+	// moves no shoot. Empty when it may move shoots.
+	Waiting string
+	// Room is how many more migrations out of the set the shoots budget allows; Bounded is
+	// false when no active budget bounds them.
+	Room    int
+	Bounded bool
+	// ShootsBudget says what the shoots budget allows, for the message of the migrations it
+	// holds back.
+	ShootsBudget string
+}
+
+// JudgeBudgets applies the disruption budgets of a set's SeedAutoscaler (owner names it) to
+// the drain of one of its seeds: a drain an operator started (reason OperatorDrain) moves
+// shoots only once the seeds budget admits it (drains under way keep their places, the
+// others follow by name); a consolidation's drain was admitted by the autoscaler when it
+// started it. The shoots budget of the drain's reason bounds the migrations in flight out of
+// the set.
+func JudgeBudgets(owner string, budgets []autoscalingv1alpha1.DisruptionBudget, reason autoscalingv1alpha1.DisruptionReason, seed string,
+	set disruption.Set, migrating int, now time.Time) BudgetVerdict {
+	var v BudgetVerdict
+	if reason == autoscalingv1alpha1.DisruptionOperatorDrain {
+		seeds := disruption.Evaluate(budgets, reason, disruption.Seeds, set.Seeds, now)
+		if admitted, waiting := disruption.Admit(seeds, set.Deleting, set.Drained); slices.Contains(waiting, seed) {
+			first := "no drain"
+			if len(admitted) > 0 {
+				first = "the drains of " + strings.Join(admitted, ", ")
+			}
+			v.Waiting = fmt.Sprintf("the disruption budget %s of %s lets %d of the set's %d seeds be disrupted at once, %d are (drained or being deleted), and %s go first",
+				seeds.Budget, owner, seeds.Max, set.Seeds, set.Disrupted(), first)
+		}
+	}
+	shoots := disruption.Evaluate(budgets, reason, disruption.Shoots, set.Shoots, now)
+	if room, bounded := shoots.Room(migrating); bounded {
+		v.Room, v.Bounded = room, true
+		v.ShootsBudget = fmt.Sprintf("the disruption budget %s of %s lets %d of the set's %d shoots migrate at once", shoots.Budget, owner, shoots.Max, set.Shoots)
+	}
+	return v
+}
+
 // Progress is how a drain stands after one pass.
 type Progress struct {
+	// Held says why the drain waits for the seeds budget of its set; empty when it moves
+	// shoots.
+	Held string
+	// ShootsBudget says what the shoots budget of the set allows when it, rather than the
+	// drain's own budget, holds migrations back.
+	ShootsBudget string
 	// Shoots counted on the seed.
 	Shoots int
 	// Leaving are the shoots migrating away, by key.
@@ -115,6 +166,7 @@ const (
 	ReasonDraining      controllerutils.Reason = "Draining"
 	ReasonDrainStuck    controllerutils.Reason = "DrainStuck"
 	ReasonDrainComplete controllerutils.Reason = "DrainComplete"
+	ReasonDrainWaiting  controllerutils.Reason = disruption.ReasonDrainWaiting
 )
 
 // maxNamed is how many shoots a condition message names per list.
@@ -127,6 +179,10 @@ func (p Progress) Outcome() controllerutils.Outcome {
 	if p.Shoots == 0 {
 		return controllerutils.True(ReasonDrainComplete, "The seed holds no shoots: its drain is complete and it can be removed.")
 	}
+	if p.Held != "" {
+		return controllerutils.False(ReasonDrainWaiting, fmt.Sprintf(
+			"The drain waits for the disruption budget: %s. %d shoot(s) remain; the seed takes no new shoots meanwhile.", p.Held, p.Shoots))
+	}
 	blocked := ""
 	if len(p.Blocked) > 0 {
 		blocked = fmt.Sprintf(" %d cannot leave: %s.", len(p.Blocked), describe(p.Blocked))
@@ -137,6 +193,9 @@ func (p Progress) Outcome() controllerutils.Outcome {
 			p.Shoots, blocked))
 	}
 	msg := fmt.Sprintf("%d shoot(s) remain: %d migrating, %d waiting for the migration budget", p.Shoots, len(p.Leaving)+len(p.Started), p.OverBudget)
+	if p.OverBudget > 0 && p.ShootsBudget != "" {
+		msg += " (" + p.ShootsBudget + ")"
+	}
 	if len(p.Waiting) > 0 {
 		msg += fmt.Sprintf(", %d not ready to move (%s)", len(p.Waiting), describe(p.Waiting))
 	}

@@ -7,10 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
+	"github.com/seedscaler/seedscaler/internal/disruption"
 )
 
 func TestClassify(t *testing.T) {
@@ -94,6 +96,10 @@ func TestProgressOutcome(t *testing.T) {
 			controllerutils.False(ReasonDraining, "4 shoot(s) remain: 2 migrating, 1 waiting for the migration budget, 1 not ready to move (p/c: its Reconcile is Processing).")},
 		{"moving, one stuck", Progress{Shoots: 2, Leaving: []string{"p/a"}, Blocked: map[string]string{"p/z": "opted out"}},
 			controllerutils.False(ReasonDraining, "2 shoot(s) remain: 1 migrating, 0 waiting for the migration budget. 1 cannot leave: p/z: opted out.")},
+		{"held by the seeds budget", Progress{Shoots: 3, OverBudget: 3, Held: `the disruption budget budgets[0] (seeds "1") of SeedAutoscaler garden/demo lets 1 of the set's 4 seeds be disrupted at once, 2 are (drained or being deleted), and the drains of demo-1 go first`},
+			controllerutils.False(ReasonDrainWaiting, `The drain waits for the disruption budget: the disruption budget budgets[0] (seeds "1") of SeedAutoscaler garden/demo lets 1 of the set's 4 seeds be disrupted at once, 2 are (drained or being deleted), and the drains of demo-1 go first. 3 shoot(s) remain; the seed takes no new shoots meanwhile.`)},
+		{"migrations held by the shoots budget", Progress{Shoots: 3, OverBudget: 3, ShootsBudget: `the disruption budget budgets[1] (shoots "0") of SeedAutoscaler garden/demo lets 0 of the set's 40 shoots migrate at once`},
+			controllerutils.False(ReasonDraining, `3 shoot(s) remain: 0 migrating, 3 waiting for the migration budget (the disruption budget budgets[1] (shoots "0") of SeedAutoscaler garden/demo lets 0 of the set's 40 shoots migrate at once).`)},
 		{"stuck", Progress{Shoots: 2, Blocked: map[string]string{"p/z": "opted out", "p/a": "no other seed takes it: 0/1 seeds are available"}},
 			controllerutils.False(ReasonDrainStuck, "The drain is stuck: 2 shoot(s) remain and none can leave. 2 cannot leave: "+
 				"p/a: no other seed takes it: 0/1 seeds are available; p/z: opted out. Remove the opt-out, add seeds that take them, or relax their constraints.")},
@@ -127,4 +133,38 @@ func TestUnleavable(t *testing.T) {
 	assert.Empty(t, Unleavable(builders.MakeSeed("s").Backup("gcp").Obj()))
 	assert.Equal(t, "seed s has no spec.backup: a control plane leaves a seed only with a backup to restore it from on the new one",
 		Unleavable(builders.MakeSeed("s").Obj()))
+}
+
+func TestJudgeBudgets(t *testing.T) {
+	now := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC) // a Monday
+	const owner = "SeedAutoscaler garden/demo"
+	operator, consolidation := autoscalingv1alpha1.DisruptionOperatorDrain, autoscalingv1alpha1.DisruptionConsolidation
+	oneSeed := autoscalingv1alpha1.DisruptionBudget{Seeds: "1", Reasons: []autoscalingv1alpha1.DisruptionReason{operator}}
+	all := autoscalingv1alpha1.DisruptionReasons
+	tenPercent := autoscalingv1alpha1.DisruptionBudget{Shoots: "10%", Reasons: all}
+	noneInOfficeHours := autoscalingv1alpha1.DisruptionBudget{Shoots: "0", Schedule: "0 9 * * mon-fri", DurationSeconds: 8 * 3600, Reasons: all}
+	twoDrained := disruption.Set{Seeds: 4, Shoots: 40, Drained: []disruption.DrainedSeed{{Name: "demo-3", Started: true}, {Name: "demo-1"}}}
+	tests := []struct {
+		name      string
+		budgets   []autoscalingv1alpha1.DisruptionBudget
+		reason    autoscalingv1alpha1.DisruptionReason
+		seed      string
+		migrating int
+		want      BudgetVerdict
+	}{
+		{"no budgets", nil, operator, "demo-1", 0, BudgetVerdict{}},
+		{"a drain under way keeps its place", []autoscalingv1alpha1.DisruptionBudget{oneSeed}, operator, "demo-3", 0, BudgetVerdict{}},
+		{"a new drain waits", []autoscalingv1alpha1.DisruptionBudget{oneSeed}, operator, "demo-1", 0, BudgetVerdict{Waiting: `the disruption budget budgets[0] (seeds "1") ` +
+			`of SeedAutoscaler garden/demo lets 1 of the set's 4 seeds be disrupted at once, 2 are (drained or being deleted), and the drains of demo-3 go first`}},
+		{"consolidation's drain was admitted when it started", []autoscalingv1alpha1.DisruptionBudget{{Seeds: "1", Reasons: all}}, consolidation, "demo-1", 0, BudgetVerdict{}},
+		{"the shoots budget bounds migrations out of the set", []autoscalingv1alpha1.DisruptionBudget{tenPercent}, consolidation, "demo-1", 3, BudgetVerdict{
+			Room: 1, Bounded: true, ShootsBudget: `the disruption budget budgets[0] (shoots "10%") of SeedAutoscaler garden/demo lets 4 of the set's 40 shoots migrate at once`}},
+		{"no migration within office hours", []autoscalingv1alpha1.DisruptionBudget{tenPercent, noneInOfficeHours}, operator, "demo-3", 0, BudgetVerdict{
+			Room: 0, Bounded: true, ShootsBudget: `the disruption budget budgets[1] (shoots "0", from "0 9 * * mon-fri" for 8h0m0s) of SeedAutoscaler garden/demo lets 0 of the set's 40 shoots migrate at once`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, JudgeBudgets(owner, tt.budgets, tt.reason, tt.seed, twoDrained, tt.migrating, now))
+		})
+	}
 }

@@ -35,10 +35,12 @@ const (
 	// EventMigrationRolledBack: a failed migration was undone; the shoot stays on its old seed.
 	EventMigrationRolledBack = controllerutils.Warning("MigrationRolledBack")
 	// EventDraining, EventDrainStuck, EventDrainComplete report a drain on its Seed when its
-	// Drained condition changes reason.
+	// Drained condition changes reason; EventDrainWaiting too.
 	EventDraining      = controllerutils.Normal(ReasonDraining)
 	EventDrainStuck    = controllerutils.Warning(ReasonDrainStuck)
 	EventDrainComplete = controllerutils.Normal(ReasonDrainComplete)
+	// EventDrainWaiting reports a drain the disruption budget of its set holds back.
+	EventDrainWaiting = controllerutils.Normal(ReasonDrainWaiting)
 )
 
 // recheck is how often a drain in progress is looked at without events: the backstop for
@@ -133,9 +135,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			progress.Blocked[key] = v.Reason
 		}
 	}
-	outOfSet, err := r.migrationsOutOfSet(ctx, seed, inFlight)
+	set, err := r.seedsOfSet(ctx, seed)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	outOfSet, outOfMember, err := r.migrationsOutOfSet(ctx, set, inFlight)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	verdict, err := r.judgeBudgets(ctx, seed, by, set, outOfMember, outOfSet)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if verdict.Waiting != "" {
+		// Cordoned, but not yet emptied: the set's budget admits other drains first.
+		progress.Held, progress.OverBudget = verdict.Waiting, len(movable)
+		movable = nil
 	}
 	if why := Unleavable(seed); why != "" {
 		// gardener-apiserver refuses every move away from the seed: trying one would only
@@ -146,6 +161,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		movable = nil
 	}
 	room := r.budget().Room(len(progress.Leaving), outOfSet)
+	if verdict.Bounded && verdict.Room < room {
+		room, progress.ShootsBudget = verdict.Room, verdict.ShootsBudget
+	}
 	if by.reason == gardencorev1beta1.DrainReasonConsolidation && room > 0 && len(movable) > 0 {
 		// A consolidation moves nothing unless every shoot can leave.
 		nowhere := r.unplaceable(ctx, seed, movable)
@@ -237,7 +255,7 @@ func (r *Reconciler) unplaceable(ctx context.Context, drained *gardencorev1beta1
 			out[usage.Key(shoot)] = err.Error()
 			continue
 		}
-		in.MigratingFrom = drained
+		in.MigratingFrom, in.LimitMigrationDistance = drained, true
 		inputs[i] = in
 	}
 	ledger := r.Scheduler.Ledger
@@ -333,60 +351,82 @@ func (r *Reconciler) startedNotSeen(ctx context.Context) (map[string]startedMigr
 }
 
 // migrationsOutOfSet counts the migrations in flight out of every seed of the seed's
-// ManagedSeedSet (for a seed of no set, out of the seed alone): those the cache shows, and
-// those started but not shown yet.
-func (r *Reconciler) migrationsOutOfSet(ctx context.Context, seed *gardencorev1beta1.Seed, started map[string]startedMigration) (int, error) {
-	members, err := r.seedsOfSet(ctx, seed)
-	if err != nil {
-		return 0, err
-	}
+// ManagedSeedSet (for a seed of no set, out of the seed alone), in all and per seed: those
+// the cache shows, and those started but not shown yet.
+func (r *Reconciler) migrationsOutOfSet(ctx context.Context, set setOfSeed, started map[string]startedMigration) (int, map[string]int, error) {
 	inFlight := map[string]bool{}
-	for _, m := range members {
-		leaving, err := r.shootsOn(ctx, indexMigratingFrom, m)
+	perSeed := map[string]int{}
+	for _, m := range set.members {
+		out := map[string]bool{}
+		leaving, err := r.shootsOn(ctx, indexMigratingFrom, m.Name)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		for _, shoot := range leaving {
-			inFlight[usage.Key(shoot)] = true
+			out[usage.Key(shoot)] = true
 		}
 		for key, s := range started {
-			if s.from == m {
-				inFlight[key] = true
+			if s.from == m.Name {
+				out[key] = true
 			}
 		}
+		perSeed[m.Name] = len(out)
+		maps.Copy(inFlight, out)
 	}
-	return len(inFlight), nil
+	return len(inFlight), perSeed, nil
 }
 
-// seedsOfSet names the seed and the scheduler's other seeds of its ManagedSeedSet
-// (membership.SetOfSeed: a seed is in the set of its ManagedSeed), or the seed alone when
-// it belongs to no set. ManagedSeeds are one a seed: one list of them from the cache.
-func (r *Reconciler) seedsOfSet(ctx context.Context, seed *gardencorev1beta1.Seed) ([]string, error) {
+// setOfSeed is a drained seed's ManagedSeedSet as the drain sees it.
+type setOfSeed struct {
+	// key names the set; inSet is false for a seed of no set.
+	key   types.NamespacedName
+	inSet bool
+	// members are the seed and the scheduler's other seeds of its set: the seed alone when
+	// it belongs to no set.
+	members []*gardencorev1beta1.Seed
+	// managedSeeds register the members, by name.
+	managedSeeds map[string]*seedmanagementv1alpha1.ManagedSeed
+}
+
+// seedsOfSet finds the seed's ManagedSeedSet (membership.SetOfSeed: a seed is in the set of
+// its ManagedSeed) and the scheduler's seeds of it. ManagedSeeds are one a seed: one list of
+// them from the cache.
+func (r *Reconciler) seedsOfSet(ctx context.Context, seed *gardencorev1beta1.Seed) (setOfSeed, error) {
 	list := &seedmanagementv1alpha1.ManagedSeedList{}
 	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing the ManagedSeeds from the cache: %w", err)
+		return setOfSeed{}, fmt.Errorf("listing the ManagedSeeds from the cache: %w", err)
 	}
 	managedSeeds := make(map[types.NamespacedName]*seedmanagementv1alpha1.ManagedSeed, len(list.Items))
 	for i := range list.Items {
 		managedSeeds[client.ObjectKeyFromObject(&list.Items[i])] = &list.Items[i]
 	}
-	setOf := func(s *gardencorev1beta1.Seed) (types.NamespacedName, bool) {
-		if ms, ok := managedSeeds[membership.ManagedSeedOf(s)]; ok {
-			return membership.SetOfSeed(s, ms)
+	setOf := func(s *gardencorev1beta1.Seed) (types.NamespacedName, *seedmanagementv1alpha1.ManagedSeed, bool) {
+		ms, found := managedSeeds[membership.ManagedSeedOf(s)]
+		if !found {
+			// No typed nil in the interface SetOfSeed takes.
+			set, ok := membership.SetOfSeed(s, nil)
+			return set, nil, ok
 		}
-		return membership.SetOfSeed(s, nil)
+		set, ok := membership.SetOfSeed(s, ms)
+		return set, ms, ok
 	}
-	set, ok := setOf(seed)
+	key, ms, ok := setOf(seed)
+	out := setOfSeed{key: key, inSet: ok, members: []*gardencorev1beta1.Seed{seed}, managedSeeds: map[string]*seedmanagementv1alpha1.ManagedSeed{}}
+	if ms != nil {
+		out.managedSeeds[seed.Name] = ms
+	}
 	if !ok {
-		return []string{seed.Name}, nil
+		return out, nil
 	}
-	members := []string{seed.Name}
 	for _, s := range r.Scheduler.Seeds() {
-		if other, ok := setOf(s.Seed); ok && other == set && s.Name != seed.Name {
-			members = append(members, s.Name)
+		if other, ms, ok := setOf(s.Seed); ok && other == key && s.Name != seed.Name {
+			out.members = append(out.members, s.Seed)
+			if ms != nil {
+				out.managedSeeds[s.Name] = ms
+			}
 		}
 	}
-	return members, nil
+	return out, nil
 }
 
 // migrate decides a new seed for a shoot with the scheduler's filters and strategy (the
@@ -411,8 +451,8 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 		return false, nil
 	}
 	// The Migration filter keeps only the seeds gardener-apiserver lets the control plane
-	// move to from this one.
-	in.MigratingFrom = seed
+	// move to from this one, MigrationDistance those near enough.
+	in.MigratingFrom, in.LimitMigrationDistance = seed, true
 	ledger := r.Scheduler.Ledger
 	ledger.Lock()
 	res := r.Scheduler.Profile.Decide(in, r.otherSeeds(seed.Name))
@@ -469,7 +509,7 @@ func (r *Reconciler) report(ctx context.Context, seed *gardencorev1beta1.Seed, p
 	}
 	if changed {
 		reason := map[controllerutils.Reason]controllerutils.EventReason{
-			ReasonDraining: EventDraining, ReasonDrainStuck: EventDrainStuck, ReasonDrainComplete: EventDrainComplete,
+			ReasonDraining: EventDraining, ReasonDrainStuck: EventDrainStuck, ReasonDrainComplete: EventDrainComplete, ReasonDrainWaiting: EventDrainWaiting,
 		}[o.Reason]
 		controllerutils.Event(r.Scheduler.Recorder, seed, nil, reason, "Drain", "%s", controllerutils.Truncate(o.Message, 1024))
 	}

@@ -83,6 +83,10 @@ type Input struct {
 	// MigratingFrom is the seed the shoot's control plane leaves when the decision moves it
 	// (a drain, or a binding that changes spec.seedName); nil for a first placement.
 	MigratingFrom *gardencorev1beta1.Seed
+	// LimitMigrationDistance keeps a control plane that moves from MigratingFrom within the
+	// distance threshold of the region config (set by the drain, whose moves nobody asked
+	// for seed by seed).
+	LimitMigrationDistance bool
 	// Usage returns the shoots a seed hosts, including binds not yet seen by the informer
 	// (Occupied in the scheduler). A decision calls it for every seed.
 	Usage func(seed *SeedInfo) int

@@ -36,6 +36,7 @@ const (
 	ReasonMigrationWithoutBackup       framework.Reason = "MigrationWithoutBackup"
 	ReasonInternalDomainMismatch       framework.Reason = "InternalDomainMismatch"
 	ReasonDefaultDomainMismatch        framework.Reason = "DefaultDomainMismatch"
+	ReasonMigrationTooFar              framework.Reason = "MigrationTooFar"
 	ReasonZoneNotPreferred             framework.Reason = "ZoneNotPreferred"
 	ReasonRegionMismatch               framework.Reason = "RegionMismatch"
 	ReasonNotMinimalDistance           framework.Reason = "NotMinimalDistance"
@@ -285,11 +286,12 @@ func (Capacity) Filter(in *framework.Input, seed *framework.SeedInfo) *framework
 }
 
 // Filters returns the filters in the order gardener-scheduler applies them, then the checks
-// gardener-apiserver makes of a control plane that moves to another seed (Migration).
+// gardener-apiserver makes of a control plane that moves to another seed (Migration), then
+// the distance a drain moves one at most (MigrationDistance).
 func Filters() []framework.FilterPlugin {
 	return []framework.FilterPlugin{
 		Usable{}, CloudProfileSeedSelector{}, ShootSeedSelector{}, Provider{}, Zones{}, ZoneSelection{},
-		AccessRestrictions{}, Domain{}, ReconciliationsEnabled{}, Networks{}, Taints{}, Capacity{}, Migration{},
+		AccessRestrictions{}, Domain{}, ReconciliationsEnabled{}, Networks{}, Taints{}, Capacity{}, Migration{}, MigrationDistance{},
 	}
 }
 

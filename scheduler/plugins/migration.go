@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 )
 
@@ -56,4 +57,42 @@ func orNone(domain string) string {
 		return "none"
 	}
 	return domain
+}
+
+// MigrationDistance keeps, for a control plane a drain moves (Input.LimitMigrationDistance),
+// the seeds whose region is within the distance threshold of the region of the seed it
+// leaves, as gardener-apiserver judges a live control plane migration: the distance of the
+// region config of the shoot's cloud profile from the old seed's region to the new seed's,
+// against the config's threshold (migration.gardener.cloud/inter-region-distance-threshold,
+// 180 by default). A seed in the same region, a region the config gives no distance for and
+// a shoot annotated migration.gardener.cloud/allow-distant-regions=true pass: only measured
+// distances are judged.
+type MigrationDistance struct{}
+
+// Name is the plugin's name in configurations, events and metrics.
+func (MigrationDistance) Name() string { return "MigrationDistance" }
+
+// Filter implements framework.FilterPlugin: nil when seed passes, else why not.
+func (MigrationDistance) Filter(in *framework.Input, seed *framework.SeedInfo) *framework.Status {
+	from := in.MigratingFrom
+	if !in.LimitMigrationDistance || from == nil || from.Name == seed.Name || in.RegionConfig == nil ||
+		from.Spec.Provider.Region == seed.Spec.Provider.Region || in.Shoot.Annotations[gardencorev1beta1.AnnotationAllowDistantRegions] == "true" {
+		return nil
+	}
+	threshold, err := in.RegionConfig.Threshold()
+	if err != nil {
+		return framework.Reject(ReasonMigrationTooFar, "%v: a control plane leaves seed %s for another region only within the threshold", err, from.Name)
+	}
+	table, err := in.RegionConfig.Distances(from.Spec.Provider.Region)
+	if err != nil {
+		return framework.Reject(ReasonMigrationTooFar, "%v", err)
+	}
+	d, ok := table[seed.Spec.Provider.Region]
+	if !ok || d <= threshold {
+		return nil
+	}
+	return framework.Reject(ReasonMigrationTooFar,
+		"region %s is at distance %d from region %s of seed %s, which the control plane leaves: farther than the threshold %d of region config %s "+
+			"(annotate the shoot %s=true to allow it)",
+		seed.Spec.Provider.Region, d, from.Spec.Provider.Region, from.Name, threshold, in.RegionConfig.Source, gardencorev1beta1.AnnotationAllowDistantRegions)
 }

@@ -179,7 +179,7 @@ func TestFilterOrderIsGardeners(t *testing.T) {
 		names = append(names, f.Name())
 	}
 	assert.Equal(t, []string{"Usable", "CloudProfileSeedSelector", "ShootSeedSelector", "Provider", "Zones", "ZoneSelection",
-		"AccessRestrictions", "Domain", "ReconciliationsEnabled", "Networks", "Taints", "Capacity", "Migration"}, names)
+		"AccessRestrictions", "Domain", "ReconciliationsEnabled", "Networks", "Taints", "Capacity", "Migration", "MigrationDistance"}, names)
 }
 
 func loadRegionConfig(t testing.TB, provider string) *region.Config {

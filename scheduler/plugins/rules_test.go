@@ -5,11 +5,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/region"
 )
 
 // Gardener's filterSeedsMatchingDomain: a shoot under a default domain of the seeds goes only
@@ -103,6 +106,62 @@ func TestMigration(t *testing.T) {
 			require.NotNil(t, st)
 			assert.Equal(t, c.want, st.Reason)
 			assert.Contains(t, st.Message, "from", "the message names the seed the control plane leaves")
+		})
+	}
+}
+
+// A drain moves a control plane no farther than the region config's threshold from the
+// region of the seed it leaves, as gardener-apiserver judges a live migration; the AWS
+// config Gardener publishes is in milliseconds.
+func TestMigrationDistance(t *testing.T) {
+	aws := loadRegionConfig(t, "aws")
+	seed := func(name, region string) *gardencorev1beta1.Seed {
+		return builders.MakeSeed(name).Provider("aws", region).Backup("aws").Obj()
+	}
+	withThreshold := func(v string) *region.Config {
+		return region.Parse(&corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "near", Annotations: map[string]string{region.AnnotationDistanceThreshold: v}},
+			Data:       map[string]string{"af-south-1": "eu-west-3: 146\neu-north-1: 180\n"},
+		})
+	}
+	shoot := builders.MakeShoot("garden-dev", "web").Provider("aws", "af-south-1").Obj()
+	distant := builders.MakeShoot("garden-dev", "web").Provider("aws", "af-south-1").Annotations(gardencorev1beta1.AnnotationAllowDistantRegions, "true").Obj()
+	from := seed("cape", "af-south-1")
+	cases := []struct {
+		name        string
+		shoot       *gardencorev1beta1.Shoot
+		config      *region.Config
+		to          *gardencorev1beta1.Seed
+		limit       bool
+		wantMessage string // empty: the seed passes
+	}{
+		{"within the default threshold", shoot, aws, seed("stockholm", "eu-north-1"), true, ""},
+		{"beyond it", shoot, aws, seed("singapore", "ap-southeast-1"), true,
+			"region ap-southeast-1 is at distance 216 from region af-south-1 of seed cape, which the control plane leaves: farther than the threshold 180 " +
+				"of region config garden/aws-region-config (annotate the shoot migration.gardener.cloud/allow-distant-regions=true to allow it)"},
+		{"a move the drain did not make", shoot, aws, seed("singapore", "ap-southeast-1"), false, ""},
+		{"a shoot allowed distant regions", distant, aws, seed("singapore", "ap-southeast-1"), true, ""},
+		{"the same region", shoot, aws, seed("cape-2", "af-south-1"), true, ""},
+		{"a region the config does not measure", shoot, aws, seed("mars", "mars-central-1"), true, ""},
+		{"no region config", shoot, nil, seed("singapore", "ap-southeast-1"), true, ""},
+		{"a lower threshold of the config", shoot, withThreshold("150"), seed("stockholm", "eu-north-1"), true,
+			"region eu-north-1 is at distance 180 from region af-south-1 of seed cape, which the control plane leaves: farther than the threshold 150 " +
+				"of region config garden/near (annotate the shoot migration.gardener.cloud/allow-distant-regions=true to allow it)"},
+		{"a threshold that does not parse", shoot, withThreshold("far"), seed("paris", "eu-west-3"), true,
+			`region config garden/near: annotation migration.gardener.cloud/inter-region-distance-threshold="far" is not a whole number of 0 or more, e.g. "180": ` +
+				"a control plane leaves seed cape for another region only within the threshold"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := &framework.Input{Shoot: c.shoot, MigratingFrom: from, RegionConfig: c.config, LimitMigrationDistance: c.limit}
+			st := MigrationDistance{}.Filter(in, NewSeedInfo(c.to))
+			if c.wantMessage == "" {
+				assert.Nil(t, st)
+				return
+			}
+			require.NotNil(t, st)
+			assert.Equal(t, ReasonMigrationTooFar, st.Reason)
+			assert.Equal(t, c.wantMessage, st.Message)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,13 @@ const (
 	PurposeRegionConfig = "region-config"
 	// AnnotationCloudProfiles lists, comma separated, the CloudProfiles a region config is for.
 	AnnotationCloudProfiles = "scheduling.gardener.cloud/cloudprofiles"
+	// AnnotationDistanceThreshold on a region config is the farthest a control plane may
+	// move between the seeds' regions, in the config's units (Gardener's threshold for live
+	// control plane migrations).
+	AnnotationDistanceThreshold = "migration.gardener.cloud/inter-region-distance-threshold"
+	// DefaultDistanceThreshold is the threshold without the annotation, as in Gardener:
+	// with latencies in milliseconds, 180 ms.
+	DefaultDistanceThreshold = 180
 )
 
 // Config is a parsed region config: for each shoot region, the distance to each seed region.
@@ -32,13 +40,24 @@ type Config struct {
 	// invalid[shootRegion] is why the entry of that region could not be parsed. Like
 	// Gardener, a bad entry fails only the shoots of that region.
 	invalid map[string]error
+	// threshold is the farthest a control plane may move (AnnotationDistanceThreshold);
+	// thresholdErr says why the annotation could not be read.
+	threshold    int
+	thresholdErr error
 }
 
 // Parse reads the data of a region-config ConfigMap. Entries that are not a YAML map of
 // region to integer distance are kept as errors for their region, so one bad entry does not
 // hide the others; Parse itself never fails.
 func Parse(cm *corev1.ConfigMap) *Config {
-	c := &Config{Source: cm.Namespace + "/" + cm.Name, distances: map[string]map[string]int{}, invalid: map[string]error{}}
+	c := &Config{Source: cm.Namespace + "/" + cm.Name, distances: map[string]map[string]int{}, invalid: map[string]error{}, threshold: DefaultDistanceThreshold}
+	if v, ok := cm.Annotations[AnnotationDistanceThreshold]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			c.thresholdErr = fmt.Errorf("region config %s: annotation %s=%q is not a whole number of 0 or more, e.g. \"180\"", c.Source, AnnotationDistanceThreshold, v)
+		}
+		c.threshold = n
+	}
 	for shootRegion, text := range cm.Data {
 		d := map[string]int{}
 		if err := yaml.UnmarshalStrict([]byte(text), &d); err != nil {
@@ -72,6 +91,16 @@ func (c *Config) Distances(shootRegion string) (map[string]int, error) {
 		return nil, err
 	}
 	return c.distances[shootRegion], nil
+}
+
+// Threshold is the farthest a control plane may move between the regions of two seeds:
+// the config's annotation, else DefaultDistanceThreshold; the error says why the annotation
+// cannot be read.
+func (c *Config) Threshold() (int, error) {
+	if c == nil {
+		return DefaultDistanceThreshold, nil
+	}
+	return c.threshold, c.thresholdErr
 }
 
 // Select picks, from the region-config ConfigMaps, the one for a CloudProfile: those

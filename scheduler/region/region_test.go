@@ -203,3 +203,36 @@ func FuzzDistance(f *testing.F) {
 		assert.GreaterOrEqual(t, d, 0)
 	})
 }
+
+func TestThreshold(t *testing.T) {
+	config := func(annotations map[string]string) *Config {
+		return Parse(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "rc", Annotations: annotations}})
+	}
+	tests := []struct {
+		name    string
+		config  *Config
+		want    int
+		wantErr string
+	}{
+		{"Gardener's default", config(nil), 180, ""},
+		{"no region config", nil, 180, ""},
+		{"the annotation", config(map[string]string{AnnotationDistanceThreshold: "120"}), 120, ""},
+		{"zero keeps every move in its region", config(map[string]string{AnnotationDistanceThreshold: "0"}), 0, ""},
+		{"not a number", config(map[string]string{AnnotationDistanceThreshold: "far"}), 0,
+			`region config garden/rc: annotation migration.gardener.cloud/inter-region-distance-threshold="far" is not a whole number of 0 or more, e.g. "180"`},
+		{"negative", config(map[string]string{AnnotationDistanceThreshold: "-1"}), -1,
+			`region config garden/rc: annotation migration.gardener.cloud/inter-region-distance-threshold="-1" is not a whole number of 0 or more, e.g. "180"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.config.Threshold()
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, tt.wantErr, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -65,7 +65,8 @@ type ConsolidationModel struct {
 func DefaultConsolidation() *ConsolidationModel {
 	return &ConsolidationModel{
 		Rules: recommend.ConsolidationRules{Window: recommend.DefaultConsolidationWindow,
-			MaxMigrationsPerHour: recommend.DefaultMaxMigrationsPerHour, ShootCooldown: recommend.DefaultConsolidationShootCooling},
+			MaxMigrationsPerHour: recommend.DefaultMaxMigrationsPerHour, ShootCooldown: recommend.DefaultConsolidationShootCooling,
+			MinScore: recommend.DefaultMinConsolidationScore},
 		MigrationDuration: 10 * time.Minute, MaxMigrationsPerSeed: 2,
 	}
 }
@@ -302,8 +303,15 @@ func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
 				Allocatable: r.cfg.AllocatablePerSeed, Ready: true})
 		}
 	}
-	choice := recommend.ChooseConsolidation(in)
-	if choice.Seed == "" {
+	// Every shoot of the model weighs an ordinary migration; those that may not move are
+	// skipped above.
+	candidates := recommend.ChooseConsolidationCandidates(in)
+	costs := make([]recommend.SeedCost, 0, len(candidates.Seeds))
+	for _, cand := range candidates.Seeds {
+		costs = append(costs, recommend.SeedCost{Seed: cand.Name, Shoots: cand.Shoots, Weight: float64(cand.Shoots) * recommend.DefaultMigrationWeight})
+	}
+	choice := recommend.ScoreConsolidation(costs, c.Rules.MinScore)
+	if !choice.Approved {
 		return
 	}
 	l.draining = byName[choice.Seed]

@@ -24,6 +24,11 @@ const (
 	// SeedAutoscalerDirectionPaused says whether the paused-scale-in or paused-scale-out
 	// annotation holds the target in a direction; present only while one of them is set.
 	SeedAutoscalerDirectionPaused = "DirectionPaused"
+	// SeedAutoscalerDisruptionBudgetsValid says whether every disruption budget of
+	// spec.behavior.scaleDown.consolidation.budgets can be read; False names the budget and
+	// its field (a budget that cannot be read allows no disruption of its reasons). Present
+	// only while there are budgets.
+	SeedAutoscalerDisruptionBudgetsValid = "DisruptionBudgetsValid"
 )
 
 // AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
@@ -463,7 +468,7 @@ type ScalingPolicy struct {
 // SeedAutoscalerStatus is the observed state of a SeedAutoscaler.
 type SeedAutoscalerStatus struct {
 	// conditions are AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, and
-	// ScaleAheadActive and DirectionPaused while they apply.
+	// ScaleAheadActive, DirectionPaused and DisruptionBudgetsValid while they apply.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

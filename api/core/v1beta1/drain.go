@@ -20,6 +20,14 @@ const (
 	// AnnotationMigratedAt on a Shoot is when (RFC 3339) a drain last started to migrate its
 	// control plane; consolidation does not move a shoot again within its cool-down.
 	AnnotationMigratedAt = "seedscaler.io/migrated-at"
+	// AnnotationMigrationWeight on a Shoot is what moving its control plane costs
+	// consolidation, a decimal from 0 to 100 ("0.5"), in place of the default: 1, or 0.2 for
+	// a highly available control plane.
+	AnnotationMigrationWeight = "seedscaler.io/migration-weight"
+	// AnnotationAllowDistantRegions set to "true" on a Shoot lets a drain move its control
+	// plane farther than the region config's distance threshold (Gardener's annotation for
+	// live migrations).
+	AnnotationAllowDistantRegions = "migration.gardener.cloud/allow-distant-regions"
 
 	// SeedDrained is the Seed condition a drain reports its progress in: False while
 	// shoots remain (reason Draining, or DrainStuck naming the shoots that have nowhere
