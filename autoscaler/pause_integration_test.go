@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -25,6 +26,8 @@ import (
 func (f *fixture) annotate(annotations map[string]*string) {
 	f.t.Helper()
 	sa := f.get()
+	// A merge patch, not an update: the controller writes the status meanwhile.
+	patch := client.MergeFrom(sa.DeepCopy())
 	if sa.Annotations == nil {
 		sa.Annotations = map[string]string{}
 	}
@@ -35,7 +38,7 @@ func (f *fixture) annotate(annotations map[string]*string) {
 			sa.Annotations[k] = *v
 		}
 	}
-	require.NoError(f.t, env.Client.Update(f.ctx, sa))
+	require.NoError(f.t, env.Client.Patch(f.ctx, sa, patch))
 }
 
 // printedColumn is the cell of the named column that `kubectl get seedas` prints for the
