@@ -116,6 +116,9 @@ func TestChooseSetByPricePerShoot(t *testing.T) {
 		{"two providers: the cheaper per shoot", []*seedmanagementv1alpha1.ManagedSeedSet{
 			set("aws", shoots, "60", price, "2.10"), set("gcp", shoots, "50", price, "1.50")},
 			"gcp", "cheapest per shoot: 0.03/shoot-hour (1.50/seed-hour for 50 shoots)", nil},
+		{"two providers: the dearer and larger seed, cheaper per shoot", []*seedmanagementv1alpha1.ManagedSeedSet{
+			set("aws", shoots, "60", price, "2.10"), set("gcp", shoots, "80", price, "2.40")},
+			"gcp", "cheapest per shoot: 0.03/shoot-hour (2.40/seed-hour for 80 shoots)", nil},
 		{"per shoot, not per seed: the dearer seed takes more shoots", []*seedmanagementv1alpha1.ManagedSeedSet{
 			set("small", shoots, "50", price, "2.00"), set("large", shoots, "100", price, "3.00")},
 			"large", "cheapest per shoot: 0.03/shoot-hour (3.00/seed-hour for 100 shoots)", nil},
