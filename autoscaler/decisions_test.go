@@ -198,6 +198,30 @@ func TestInvalidCapacityAnnotationIsReportedAndReadAsTheScheduler(t *testing.T) 
 	assert.Contains(t, c.Message, "the default of 250 shoots per seed")
 }
 
+// The price annotation only ranks the set in the scheduler's choice among sets: an invalid
+// value changes no replica count, and the set's autoscaler says which annotation to fix in
+// its condition and a Warning event.
+func TestInvalidPriceAnnotationIsReported(t *testing.T) {
+	f := newFixture(t, "invalid-price")
+	f.createSet(0, map[string]string{
+		seedmanagementv1alpha1.AnnotationCapacityPrefix + "shoots": "100",
+		seedmanagementv1alpha1.AnnotationSeedHourPrice:             "1,85",
+	})
+	f.metrics.setPending(f.name, 150)
+	f.createAutoscaler(0, 10, 70, nil)
+	f.start(false)
+
+	// 150 pending shoots on seeds of 100 at 70%: ceil(150 / 70) = 3, price or not.
+	require.Eventually(t, func() bool { return f.specReplicas() == 3 }, timeout, tick)
+	require.Eventually(t, func() bool {
+		return f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive).Reason == "InvalidPriceAnnotation"
+	}, timeout, tick)
+	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScalingActive)
+	assert.Equal(t, metav1.ConditionFalse, c.Status)
+	assert.Contains(t, c.Message, `annotation seedmanagement.gardener.cloud/seed-hour-price="1,85" of ManagedSeedSet invalid-price/invalid-price is not a price per seed-hour (a plain decimal number of 0 or more, such as "1.85")`)
+	assert.NotEmpty(t, f.eventsOnceThere("InvalidPriceAnnotation", 1))
+}
+
 // A set whose gardenlet template names no capacity takes its parent gardenlet's
 // (mergeWithParent, on by default): while the parent seed is not registered the size of a new
 // seed cannot be known, and the autoscaler says so, naming the fields; once the parent is

@@ -290,6 +290,11 @@ func demandOf(obs *observation, shootsTarget recommend.Target, now time.Time, ma
 		case err != nil:
 			demand.InvalidCapacityAnnotation = err.Error()
 		}
+		// The price only ranks the set in the scheduler's choice; the scheduler ignores an
+		// invalid one, and the set's autoscaler is where its owner looks.
+		if _, err := setcapacity.SeedHourPrice(obs.set); err != nil {
+			demand.InvalidPriceAnnotation = err.Error()
+		}
 	}
 	switch {
 	case obs.set == nil:

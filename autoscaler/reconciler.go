@@ -67,6 +67,9 @@ const (
 	// EventUnknownReplicaCapacity: a new replica's capacity depends on a parent gardenlet's
 	// that is not known.
 	EventUnknownReplicaCapacity = controllerutils.Warning(recommend.ReasonUnknownReplicaCapacity)
+	// EventInvalidPriceAnnotation: the target's seed-hour price annotation is ignored by the
+	// scheduler's choice among sets.
+	EventInvalidPriceAnnotation = controllerutils.Warning(recommend.ReasonInvalidPriceAnnotation)
 	// EventScalingLimited: a scale-in was held at what the set can remove, or at what the
 	// disruption budgets of EmptySeedRemoval allow.
 	EventScalingLimited = controllerutils.Normal("ScalingLimited")
@@ -490,6 +493,8 @@ func scalingActiveEvent(reason controllerutils.Reason) controllerutils.EventReas
 		return EventInvalidCapacityAnnotation
 	case recommend.ReasonUnknownReplicaCapacity:
 		return EventUnknownReplicaCapacity
+	case recommend.ReasonInvalidPriceAnnotation:
+		return EventInvalidPriceAnnotation
 	default:
 		return controllerutils.Warning(reason)
 	}

@@ -283,11 +283,16 @@ func (p *proposals) setScalingActive() {
 		d.ScalingActive = controllerutils.False(ReasonIncompleteMetrics, "scaling in is held, scaling out only on what is known: "+strings.Join(p.problems, "; "))
 	}
 	// Scaling goes on with the capacity the set has without the annotation, or without its
-	// parent's, as the scheduler's pending-fit does; the condition says so until it is fixed.
+	// parent's, as the scheduler's pending-fit does, and the scheduler's choice among sets
+	// goes on without the set's price; the condition says so until it is fixed.
 	for _, problem := range []struct {
 		reason  controllerutils.Reason
 		message string
-	}{{ReasonInvalidCapacityAnnotation, dm.InvalidCapacityAnnotation}, {ReasonUnknownReplicaCapacity, dm.UnknownReplicaCapacity}} {
+	}{
+		{ReasonInvalidCapacityAnnotation, dm.InvalidCapacityAnnotation},
+		{ReasonUnknownReplicaCapacity, dm.UnknownReplicaCapacity},
+		{ReasonInvalidPriceAnnotation, dm.InvalidPriceAnnotation},
+	} {
 		switch {
 		case problem.message == "":
 		case d.ScalingActive.IsTrue():

@@ -527,3 +527,45 @@ func TestHoldDirections(t *testing.T) {
 		})
 	}
 }
+
+// A configuration to fix turns ScalingActive False with a reason of its own, while the
+// replicas are decided as without it; the first problem names the reason, the message
+// carries every one, and a metric failure keeps its own reason with the problems appended.
+func TestDecideReportsConfigurationProblems(t *testing.T) {
+	const capacity = `annotation capacity.seedmanagement.gardener.cloud/shoots="abc" of ManagedSeedSet garden/eu is not a whole number of shoots`
+	const price = `annotation seedmanagement.gardener.cloud/seed-hour-price="-1" of ManagedSeedSet garden/eu is not a price per seed-hour`
+	healthy := input(2, 1, 10, shootsMetric(50, 80, 80))
+	want := Decide(healthy)
+	require.Equal(t, metav1.ConditionTrue, want.ScalingActive.Status, want.ScalingActive.Message)
+	require.Equal(t, int32(4), want.DesiredReplicas, "ceil(160 × 2 / 100): the problems must not change it")
+
+	cases := []struct {
+		name     string
+		demand   func(*Demand)
+		pending  bool
+		reason   controllerutils.Reason
+		messages []string
+	}{
+		{name: "an invalid price", demand: func(d *Demand) { d.InvalidPriceAnnotation = price },
+			pending: true, reason: ReasonInvalidPriceAnnotation, messages: []string{price}},
+		{name: "an invalid capacity and price: the capacity leads", demand: func(d *Demand) {
+			d.InvalidCapacityAnnotation, d.InvalidPriceAnnotation = capacity, price
+		}, pending: true, reason: ReasonInvalidCapacityAnnotation, messages: []string{capacity, price}},
+		{name: "a metric failure keeps its reason", demand: func(d *Demand) { d.InvalidPriceAnnotation = price },
+			pending: false, reason: ReasonFailedGetPendingMetric, messages: []string{"scaling in is held", price}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := input(2, 1, 10, shootsMetric(50, 80, 80))
+			in.Demand.PendingKnown = tc.pending
+			tc.demand(&in.Demand)
+			d := Decide(in)
+			assert.Equal(t, want.DesiredReplicas, d.DesiredReplicas)
+			assert.Equal(t, metav1.ConditionFalse, d.ScalingActive.Status)
+			assert.Equal(t, tc.reason, d.ScalingActive.Reason)
+			for _, m := range tc.messages {
+				assert.Contains(t, d.ScalingActive.Message, m)
+			}
+		})
+	}
+}

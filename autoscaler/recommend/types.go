@@ -124,6 +124,10 @@ type Demand struct {
 	// UnknownReplicaCapacity, when not empty, says that a new replica's capacity depends on
 	// a parent gardenlet's that is not known, and where AllocatablePerSeed came from instead.
 	UnknownReplicaCapacity string
+	// InvalidPriceAnnotation, when not empty, says that the target's seed-hour price
+	// annotation is invalid, so the scheduler ignores it when a pending shoot fits several
+	// sets. It changes no replica count here.
+	InvalidPriceAnnotation string
 }
 
 // Recommendation is a replica recommendation and when it was made.
@@ -226,6 +230,7 @@ const (
 	ReasonInvalidSelector           controllerutils.Reason = "InvalidSelector"
 	ReasonInvalidCapacityAnnotation controllerutils.Reason = "InvalidCapacityAnnotation"
 	ReasonUnknownReplicaCapacity    controllerutils.Reason = "UnknownReplicaCapacity"
+	ReasonInvalidPriceAnnotation    controllerutils.Reason = "InvalidPriceAnnotation"
 	ReasonScalingPaused             controllerutils.Reason = "ScalingPaused"
 	ReasonInvalidPausedReplicas     controllerutils.Reason = "InvalidPausedReplicas"
 

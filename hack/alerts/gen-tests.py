@@ -234,10 +234,12 @@ case("an unusable selector for 10m fires only SeedAutoscalerMisconfigured",
      [at("5m", "SeedAutoscalerMisconfigured"),
       at("15m", "SeedAutoscalerMisconfigured", alert("SeedAutoscalerMisconfigured", misconfigured("eu", "InvalidSelector"))),
       at("15m", "SeedAutoscalerMetricsUnavailable")])
-case("a bad capacity annotation, an unknown parent gardenlet and a bad pause annotation fire, each with its reason",
+case("a bad capacity annotation, an unknown parent gardenlet, a bad price and a bad pause annotation fire, each with its reason",
      scaling_active("eu", "False", "InvalidCapacityAnnotation") + scaling_active("us", "False", "InvalidPausedReplicas") +
-     scaling_active("sa", "False", "UnknownReplicaCapacity") + scaling_active("ap", "True", "ValidMetricFound"),
+     scaling_active("sa", "False", "UnknownReplicaCapacity") + scaling_active("af", "False", "InvalidPriceAnnotation") +
+     scaling_active("ap", "True", "ValidMetricFound"),
      [at("15m", "SeedAutoscalerMisconfigured",
+         alert("SeedAutoscalerMisconfigured", misconfigured("af", "InvalidPriceAnnotation")),
          alert("SeedAutoscalerMisconfigured", misconfigured("eu", "InvalidCapacityAnnotation")),
          alert("SeedAutoscalerMisconfigured", misconfigured("sa", "UnknownReplicaCapacity")),
          alert("SeedAutoscalerMisconfigured", misconfigured("us", "InvalidPausedReplicas"))),

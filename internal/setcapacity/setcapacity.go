@@ -1,11 +1,13 @@
 // Package setcapacity answers how many shoots the seed of a new replica of a ManagedSeedSet
-// takes: the one answer the scheduler's pending-fit and the SeedAutoscaler both use; and
-// what a registered seed advertises (SeedResources), the one answer of the seed controller
-// and the simulated gardenlets.
+// takes, and what such a seed costs per hour: the one answer the scheduler's pending-fit and
+// the SeedAutoscaler both use; and what a registered seed advertises (SeedResources), the
+// one answer of the seed controller and the simulated gardenlets.
 package setcapacity
 
 import (
 	"fmt"
+	"math/big"
+	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -86,6 +88,44 @@ func NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet, parent *garden
 		return fromTemplate, &InvalidAnnotationError{Set: set.Namespace + "/" + set.Name, Value: v, Instead: fromTemplate.Source}
 	}
 	return Shoots{Shoots: n, Source: "annotation " + Annotation}, nil
+}
+
+// PriceAnnotation is the set's price per seed-hour.
+const PriceAnnotation = seedmanagementv1alpha1.AnnotationSeedHourPrice
+
+// plainDecimal is the one form of a price: digits, optionally a point and more digits. No
+// sign, exponent, NaN or infinity: a price reads as on an invoice, and every reader takes
+// it exactly, without the rounding of a float.
+var plainDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// InvalidPriceError says that the price annotation is there but not a price per seed-hour;
+// the set then has no price.
+type InvalidPriceError struct {
+	Set, Value string
+}
+
+func (e *InvalidPriceError) Error() string {
+	return fmt.Sprintf("annotation %s=%q of ManagedSeedSet %s is not a price per seed-hour (a plain decimal number of 0 or more, such as \"1.85\"): it is ignored, and the set ranks with the sets without a price when a pending shoot fits several; correct or remove it",
+		PriceAnnotation, e.Value, e.Set)
+}
+
+// SeedHourPrice returns what a seed of the set costs per hour, exactly as its annotation
+// says; nil when the set has none. An annotation that is not a plain decimal number of 0
+// or more returns nil and an *InvalidPriceError.
+func SeedHourPrice(set *seedmanagementv1alpha1.ManagedSeedSet) (*big.Rat, error) {
+	v, ok := set.Annotations[PriceAnnotation]
+	if !ok {
+		return nil, nil
+	}
+	if !plainDecimal.MatchString(v) {
+		return nil, &InvalidPriceError{Set: set.Namespace + "/" + set.Name, Value: v}
+	}
+	price, ok := new(big.Rat).SetString(v)
+	if !ok {
+		// Unreachable for a plain decimal; kept so that a failure never reads as free.
+		return nil, &InvalidPriceError{Set: set.Namespace + "/" + set.Name, Value: v}
+	}
+	return price, nil
 }
 
 // Sizing sizes the new replicas of any set: the default shoots, and where the registered

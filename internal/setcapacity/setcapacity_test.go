@@ -1,6 +1,7 @@
 package setcapacity
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,6 +67,63 @@ func TestNewReplicaShoots(t *testing.T) {
 				assert.NoError(t, err)
 			} else if assert.Error(t, err) {
 				assert.Contains(t, err.Error(), tc.wantErr)
+			}
+		})
+	}
+}
+
+// A price is a plain decimal number of 0 or more, read exactly; any other form is no price,
+// and said.
+func TestSeedHourPrice(t *testing.T) {
+	priced := func(value *string) *seedmanagementv1alpha1.ManagedSeedSet {
+		s := set(nil, "", "")
+		if value != nil {
+			s.Annotations = map[string]string{PriceAnnotation: *value}
+		}
+		return s
+	}
+	cases := []struct {
+		name  string
+		value *string
+		want  string // the exact price as a fraction; empty: none
+		valid bool
+	}{
+		{name: "no annotation: no price", valid: true},
+		{name: "a decimal", value: ptr("1.85"), want: "37/20", valid: true},
+		{name: "a whole number", value: ptr("2"), want: "2/1", valid: true},
+		{name: "free", value: ptr("0"), want: "0/1", valid: true},
+		{name: "leading zeros and many places", value: ptr("0.000125"), want: "1/8000", valid: true},
+		{name: "negative", value: ptr("-1.50")},
+		{name: "a sign", value: ptr("+1.50")},
+		{name: "an exponent", value: ptr("1e3")},
+		{name: "not a number", value: ptr("NaN")},
+		{name: "infinite", value: ptr("Inf")},
+		{name: "a fraction", value: ptr("3/2")},
+		{name: "a decimal comma", value: ptr("1,85")},
+		{name: "no digits before the point", value: ptr(".5")},
+		{name: "no digits after the point", value: ptr("1.")},
+		{name: "a currency", value: ptr("1.85 EUR")},
+		{name: "empty", value: ptr("")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SeedHourPrice(priced(tc.value))
+			if !tc.valid {
+				assert.Nil(t, got, "an invalid price is no price")
+				var invalid *InvalidPriceError
+				if assert.ErrorAs(t, err, &invalid) {
+					assert.Equal(t, fmt.Sprintf(`annotation seedmanagement.gardener.cloud/seed-hour-price=%q of ManagedSeedSet garden/eu is not a price per seed-hour (a plain decimal number of 0 or more, such as "1.85"): it is ignored, and the set ranks with the sets without a price when a pending shoot fits several; correct or remove it`, *tc.value),
+						err.Error())
+				}
+				return
+			}
+			assert.NoError(t, err)
+			if tc.want == "" {
+				assert.Nil(t, got)
+				return
+			}
+			if assert.NotNil(t, got) {
+				assert.Equal(t, tc.want, got.String())
 			}
 		})
 	}

@@ -268,3 +268,69 @@ func TestPendingShootCountsForTheChosenSetOnly(t *testing.T) {
 		}
 	}, 15*time.Second, 100*time.Millisecond)
 }
+
+// The control planes of a provider's shoots may run on seeds of other providers (the cloud
+// profile's seed selector allows aws, azure and gcp), and each has a set whose new seed
+// would take a pending shoot, at the same priority. The shoot asks a new seed of the set
+// whose new seed costs less per shoot place: gcp at 2.40 per seed-hour for 80 shoots (0.03
+// per shoot-hour) rather than aws at 2.10 for 60 (0.035), though the aws seed costs less
+// and would leave fewer places empty. azure's price is invalid: it ranks after both,
+// although its seed is the smallest, and the shoot's status names the annotation to fix.
+func TestPendingShootAsksTheCheaperSetPerShoot(t *testing.T) {
+	ctx := context.Background()
+	const ns = "price"
+	createNamespace(t, ns)
+	providers := []string{"aws", "azure", "gcp"}
+	require.NoError(t, env.Client.Create(ctx, &gardencorev1beta1.CloudProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: "price-openstack"},
+		Spec: gardencorev1beta1.CloudProfileSpec{
+			Type:    "openstack",
+			Regions: []gardencorev1beta1.Region{{Name: "eu-de-1"}},
+			SeedSelector: &gardencorev1beta1.SeedSelector{
+				// Only this test's sets: the seeds other tests leave behind are no candidates.
+				LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "set", Operator: metav1.LabelSelectorOpIn, Values: providers},
+				}},
+				ProviderTypes: providers,
+			},
+		},
+	}))
+	for _, s := range []struct{ provider, shoots, price string }{{"aws", "60", "2.10"}, {"azure", "40", "-1"}, {"gcp", "80", "2.40"}} {
+		// All in a region of the shoot's name, so MinimalDistance keeps all (each 2 away:
+		// another provider).
+		spec := builders.MakeSeed("x").Provider(s.provider, "eu-de-1").Zones("z1").Networks("10.251.0.0/16", "100.96.0.0/11", "100.64.0.0/13").Obj().Spec
+		set := managedSeedSet(ns, s.provider, spec, s.shoots)
+		set.Annotations[seedmanagementv1alpha1.AnnotationSeedHourPrice] = s.price
+		require.NoError(t, env.Client.Create(ctx, set))
+		// Other tests' schedulers report every set: leave none behind.
+		t.Cleanup(func() { assert.NoError(t, client.IgnoreNotFound(env.Client.Delete(ctx, set))) })
+	}
+	s := startScheduler(t, &config.SchedulerConfiguration{Strategy: config.MinimalDistance, Backoff: &config.Backoff{BaseSeconds: 1, MaxSeconds: 2}})
+
+	shoot := builders.MakeShoot(ns, "waiting").CloudProfile("price-openstack").Provider("openstack", "eu-de-1").Obj()
+	require.NoError(t, env.Client.Create(ctx, shoot))
+	t.Cleanup(func() { assert.NoError(t, client.IgnoreNotFound(env.Client.Delete(ctx, shoot))) })
+	pending := func(c assert.TestingT, set string) float64 {
+		v, found, err := testenv.Gathered(s.registry, "seedscaler_scheduler_pending_shoots", map[string]string{"namespace": ns, "managedseedset": set})
+		assert.NoError(c, err)
+		assert.True(c, found, "a series for set %s", set)
+		return v
+	}
+	const choice = "Would fit a new replica of ManagedSeedSet(s): price/aws, price/azure, price/gcp; " +
+		"a new seed is asked of price/gcp (cheapest per shoot: 0.03/shoot-hour (2.40/seed-hour for 80 shoots))"
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, pending(c, "gcp"), "0.03 per shoot-hour")
+		assert.Equal(c, 0.0, pending(c, "aws"), "0.035 per shoot-hour")
+		assert.Equal(c, 0.0, pending(c, "azure"), "no valid price")
+		notes := schedulerEvents(c, ns, "waiting")[string(EventSchedulingFailed)]
+		if assert.NotEmpty(c, notes) {
+			assert.Contains(c, notes[len(notes)-1], choice)
+		}
+		// The event's note is bounded; lastOperation has the whole text.
+		got := &gardencorev1beta1.Shoot{}
+		require.NoError(c, env.Client.Get(ctx, client.ObjectKeyFromObject(shoot), got))
+		require.NotNil(c, got.Status.LastOperation)
+		assert.Contains(c, got.Status.LastOperation.Description, choice+"; "+
+			`annotation seedmanagement.gardener.cloud/seed-hour-price="-1" of ManagedSeedSet price/azure is not a price per seed-hour`)
+	}, 15*time.Second, 100*time.Millisecond)
+}

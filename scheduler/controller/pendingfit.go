@@ -1,10 +1,14 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -106,33 +110,91 @@ func PendingFit(profile *framework.Profile, strategy framework.StrategyPlugin, i
 type Chosen struct {
 	Set types.NamespacedName
 	Why string
+	// Ignored says which sets' price annotations are invalid and were left out of the
+	// choice, one message each, naming the annotation and the fix.
+	Ignored []string
+}
+
+// candidate is a set a pending shoot fits, with what ChooseSet ranks it by.
+type candidate struct {
+	set         *seedmanagementv1alpha1.ManagedSeedSet
+	priority    int64
+	hasPriority bool
+	// price is the set's price per seed-hour as written, and perShoot that price divided
+	// by places; nil when the set has no valid price or its new seed takes no shoot.
+	price    string
+	perShoot *big.Rat
+	places   int64
+}
+
+// The steps of the choice, in order: the first in which two sets differ decides.
+type chooseStep int
+
+const (
+	stepPriority chooseStep = iota
+	stepPrice
+	stepWaste
+	stepName
+)
+
+// decidingStep is the first step in which a and b differ.
+func decidingStep(a, b *candidate) chooseStep {
+	switch {
+	case a.hasPriority != b.hasPriority || a.priority != b.priority:
+		return stepPriority
+	case (a.perShoot == nil) != (b.perShoot == nil) || (a.perShoot != nil && a.perShoot.Cmp(b.perShoot) != 0):
+		return stepPrice
+	case a.places != b.places:
+		return stepWaste
+	}
+	return stepName
+}
+
+// compareCandidates orders the better candidate first: a set with a valid priority before
+// one without, the higher priority; then a set with a price before one without (an unknown
+// price is not taken for cheap), the lower price per shoot place; then the fewest places
+// (least waste); then the name. Sets without a price compare with each other from the
+// waste on, so the order is total and the choice does not depend on the order of the list.
+func compareCandidates(a, b *candidate) int {
+	switch decidingStep(a, b) {
+	case stepPriority:
+		if a.hasPriority != b.hasPriority {
+			return boolFirst(a.hasPriority)
+		}
+		return cmp.Compare(b.priority, a.priority)
+	case stepPrice:
+		if (a.perShoot == nil) != (b.perShoot == nil) {
+			return boolFirst(a.perShoot != nil)
+		}
+		return a.perShoot.Cmp(b.perShoot)
+	case stepWaste:
+		return cmp.Compare(a.places, b.places)
+	}
+	return cmp.Compare(a.set.Namespace+"/"+a.set.Name, b.set.Namespace+"/"+b.set.Name)
+}
+
+func boolFirst(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
 }
 
 // ChooseSet picks, among the sets a pending shoot fits, the one it asks a new seed of, as
-// cluster-autoscaler's expanders pick a node group: the highest scale-out priority
-// annotation first (a set without a valid one ranks below every set with one), then least
-// waste, the set whose new seed has the fewest places (it leaves the fewest empty after the
-// shoot), then the name. Only that set's autoscaler counts the shoot, so one shoot does not
-// grow every set it fits.
+// cluster-autoscaler's expanders pick a node group (priority, then price, then least
+// waste): the highest scale-out priority annotation first (a set without a valid one ranks
+// below every set with one), then the lowest price per shoot place of a new seed (the
+// seed-hour price annotation divided by the new seed's allocatable shoots; a set without a
+// valid price ranks after every set with one), then least waste, the set whose new seed has
+// the fewest places (it leaves the fewest empty after the shoot), then the name. Only that
+// set's autoscaler counts the shoot, so one shoot does not grow every set it fits. Why
+// names the steps up to the one that decided against the runner-up.
 func ChooseSet(fits []*seedmanagementv1alpha1.ManagedSeedSet, sizing setcapacity.Sizing) (Chosen, bool) {
-	type candidate struct {
-		set         *seedmanagementv1alpha1.ManagedSeedSet
-		priority    int64
-		hasPriority bool
-		places      int64
+	if len(fits) == 0 {
+		return Chosen{}, false
 	}
-	var best *candidate
-	better := func(a, b *candidate) bool {
-		switch {
-		case a.hasPriority != b.hasPriority:
-			return a.hasPriority
-		case a.priority != b.priority:
-			return a.priority > b.priority
-		case a.places != b.places:
-			return a.places < b.places
-		}
-		return a.set.Namespace+"/"+a.set.Name < b.set.Namespace+"/"+b.set.Name
-	}
+	var ignored []string
+	candidates := make([]*candidate, 0, len(fits))
 	for _, set := range fits {
 		c := &candidate{set: set}
 		if v, ok := set.Annotations[seedmanagementv1alpha1.AnnotationScaleOutPriority]; ok {
@@ -140,20 +202,61 @@ func ChooseSet(fits []*seedmanagementv1alpha1.ManagedSeedSet, sizing setcapacity
 				c.priority, c.hasPriority = p, true
 			}
 		}
+		// An invalid capacity annotation is ignored here as in the autoscaler, which reports it.
 		shoots, _ := sizing.NewReplicaShoots(set)
 		c.places = shoots.Shoots
-		if best == nil || better(c, best) {
-			best = c
+		price, err := setcapacity.SeedHourPrice(set)
+		if err != nil {
+			ignored = append(ignored, err.Error())
 		}
+		// A new seed that takes no shoot has no price per shoot; the filters keep such a
+		// template from fitting anyway.
+		if price != nil && c.places > 0 {
+			c.price = set.Annotations[setcapacity.PriceAnnotation]
+			c.perShoot = new(big.Rat).Quo(price, new(big.Rat).SetInt64(c.places))
+		}
+		candidates = append(candidates, c)
 	}
-	if best == nil {
-		return Chosen{}, false
+	slices.SortFunc(candidates, compareCandidates)
+	best := candidates[0]
+	chosen := Chosen{Set: types.NamespacedName{Namespace: best.set.Namespace, Name: best.set.Name}, Ignored: ignored}
+	if len(candidates) == 1 {
+		chosen.Why = "the only set that fits"
+		return chosen, true
 	}
-	why := fmt.Sprintf("least waste: %d shoots per new seed", best.places)
+	chosen.Why = why(best, decidingStep(best, candidates[1]))
+	return chosen, true
+}
+
+// why says what the chosen set holds in each step up to the one that decided: its priority,
+// its price per shoot, its size.
+func why(best *candidate, decided chooseStep) string {
+	var steps []string
 	if best.hasPriority {
-		why = fmt.Sprintf("scale-out priority %d", best.priority)
+		steps = append(steps, fmt.Sprintf("scale-out priority %d", best.priority))
 	}
-	return Chosen{Set: types.NamespacedName{Namespace: best.set.Namespace, Name: best.set.Name}, Why: why}, true
+	if decided >= stepPrice && best.perShoot != nil {
+		steps = append(steps, fmt.Sprintf("cheapest per shoot: %s/shoot-hour (%s/seed-hour for %d shoots)", formatPrice(best.perShoot), best.price, best.places))
+	}
+	if decided >= stepWaste {
+		steps = append(steps, fmt.Sprintf("least waste: %d shoots per new seed", best.places))
+	}
+	return strings.Join(steps, ", then ")
+}
+
+// formatPrice renders a price with three significant digits and no trailing zeros
+// (0.0308, 0.035, 12.5, 1234): enough to tell sets apart in a message. The choice compares
+// the exact values.
+func formatPrice(r *big.Rat) string {
+	if r.Sign() == 0 {
+		return "0"
+	}
+	f, _ := r.Float64()
+	s := r.FloatString(max(0, 2-int(math.Floor(math.Log10(f)))))
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // pendingFits remembers, per unschedulable shoot, the sets it would fit, and serves

@@ -160,7 +160,7 @@ func (r *Reconciler) countPendingElsewhere(ctx context.Context, key string, shoo
 		log.Error(err, "Evaluating ManagedSeedSet templates failed")
 	case chosen != nil:
 		// No event names the choice on a shoot this scheduler does not own; the log does.
-		log.V(1).Info("Shoot of another scheduler asks a ManagedSeedSet for a new seed", "managedSeedSet", klog.KRef(chosen.Set.Namespace, chosen.Set.Name), "why", chosen.Why, "fits", joinKeys(fits))
+		log.V(1).Info("Shoot of another scheduler asks a ManagedSeedSet for a new seed", "managedSeedSet", klog.KRef(chosen.Set.Namespace, chosen.Set.Name), "why", chosen.Why, "fits", joinKeys(fits), "ignored", chosen.Ignored)
 	}
 	return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}
 }
@@ -257,6 +257,9 @@ func (r *Reconciler) fail(ctx context.Context, shoot *gardencorev1beta1.Shoot, s
 		description += "\nWould fit a new replica of ManagedSeedSet(s): " + joinKeys(fits)
 		if chosen != nil && len(fits) > 1 {
 			description += fmt.Sprintf("; a new seed is asked of %s (%s)", chosen.Set, chosen.Why)
+			for _, ignored := range chosen.Ignored {
+				description += "; " + ignored
+			}
 		}
 	} else {
 		description += "\nWould fit no ManagedSeedSet's template."

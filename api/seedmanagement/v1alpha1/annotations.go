@@ -11,9 +11,16 @@ const (
 	DefaultPriority = 3
 	// AnnotationScaleOutPriority on a ManagedSeedSet ranks it among the sets a pending
 	// shoot would fit: the shoot asks a new seed of the set with the highest value (a whole
-	// number; sets without it rank below every set with it), and among equals of the one
-	// whose new seed wastes the least.
+	// number; sets without it rank below every set with it), among equals of the one whose
+	// new seed costs the least per shoot (AnnotationSeedHourPrice), then of the one whose
+	// new seed wastes the least.
 	AnnotationScaleOutPriority = "seedmanagement.gardener.cloud/scale-out-priority"
+	// AnnotationSeedHourPrice on a ManagedSeedSet is what one of its seeds costs per hour, a
+	// plain decimal number of 0 or more such as "1.85", in one currency across the sets.
+	// Among sets of equal scale-out priority a pending shoot asks a new seed of the set with
+	// the lowest price per shoot place (the price divided by the allocatable shoots of a new
+	// seed); sets without a valid price rank after every set with one.
+	AnnotationSeedHourPrice = "seedmanagement.gardener.cloud/seed-hour-price"
 	// AnnotationCapacityPrefix prefixes the scale-from-zero capacity hints on a
 	// ManagedSeedSet, e.g. capacity.seedmanagement.gardener.cloud/shoots: "250". A hint
 	// wins over the capacity in the set's template.
