@@ -18,6 +18,7 @@ func benchAutoscalingCommand() *cobra.Command {
 		tracePath, reportDir, week string
 		seed                       uint64
 		workers                    int
+		headrooms                  []int
 	)
 	cfg := autoscaling.DefaultConfig(autoscaling.Trace{})
 	deletion := string(cfg.Deletion)
@@ -72,11 +73,16 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 			if err != nil {
 				return err
 			}
-			summary, err := autoscaling.WriteReport(reportDir, cfg, results)
+			headroom, err := autoscaling.RunHeadroom(cfg, headrooms, workers)
 			if err != nil {
 				return err
 			}
-			_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, len(results), time.Since(start).Round(time.Second), reportDir)
+			summary, err := autoscaling.WriteReport(reportDir, cfg, results, headroom)
+			if err != nil {
+				return err
+			}
+			runs := len(results) + len(headroom)*len(autoscaling.Targets())
+			_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, runs, time.Since(start).Round(time.Second), reportDir)
 			return nil
 		},
 	}
@@ -86,6 +92,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")
 	f.IntVar(&workers, "workers", 2, "Runs at once.")
+	f.IntSliceVar(&headrooms, "headroom", autoscaling.Headrooms, "Headrooms (spec.headroom.shoots) the reactive policy runs with on the working-day week, beside none; empty for none.")
 	f.DurationVar(&cfg.Provisioning, "provisioning", cfg.Provisioning, "How long a new seed takes to accept shoots.")
 	f.IntVar(&cfg.AllocatablePerSeed, "allocatable", cfg.AllocatablePerSeed, "Shoots a seed takes.")
 	f.DurationVar(&cfg.Lead, "lead", cfg.Lead, "How far ahead the forecasts look.")
