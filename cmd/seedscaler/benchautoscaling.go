@@ -27,8 +27,9 @@ func benchAutoscalingCommand() *cobra.Command {
 		Short: "Measure the autoscaler's policies on a week of demand, in simulated time",
 		Long: `bench-autoscaling replays a demand trace through the SeedAutoscaler's decision code and a
 first-fit model of the scheduler on one simulated clock, for each policy (reactive, event,
-trend, seasonal, ahead) at target utilizations 50% to 95%, and writes
-report/<timestamp>/: autoscaling.csv, summary.md, frontier.png and timeline.png.
+trend, seasonal, ahead) at target utilizations 50% to 95%, and the reactive policy with
+each --headroom, and writes report/<timestamp>/: autoscaling.csv, headroom-<shoots>.csv,
+summary.md, frontier.png and timeline.png.
 docs/autoscaler.md ("Scale ahead") describes the model.`,
 		Example: `  seedscaler bench-autoscaling
   seedscaler bench-autoscaling --trace demand.csv --provisioning 20m`,
@@ -87,7 +88,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation).")
+	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation, by fewest shoots or migration cost, with and without a working-hours budget).")
 	f.StringVar(&tracePath, "trace", "", "CSV with columns minute,shoots to replay instead of the built-in week.")
 	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")

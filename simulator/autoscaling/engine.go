@@ -222,6 +222,8 @@ type shoot struct {
 	gone        bool
 	migratingTo *seed
 	movedAt     time.Duration
+	// weight is what migrating it costs consolidation (recommend.MigrationWeight).
+	weight float64
 }
 
 type scrape struct {

@@ -6,8 +6,9 @@ import (
 )
 
 // Headrooms are the spec.headroom.shoots the working-day week compares with the reactive
-// policy without one: a tenth, a half and one seed's worth of the benchmark's seeds of 50.
-var Headrooms = []int{10, 25, 50}
+// policy without one: half a seed and a seed of the benchmark's seeds of 50, and the size
+// of the week's spike.
+var Headrooms = []int{25, 50, 200}
 
 // HeadroomArm is the reactive policy with a headroom of free shoot slots, at every target.
 type HeadroomArm struct {
