@@ -635,10 +635,14 @@ func longLivedPerTarget(arms []LongLivedArm) string {
 	b.WriteString("| target | at the target |")
 	columns := 2
 	for _, arm := range arms {
-		fmt.Fprintf(&b, " %s, %s |", arm.Placement(), arm.ScaleIn())
+		name := arm.Placement() + ", " + arm.ScaleIn()
+		if arm.Consolidation {
+			name += ", " + arm.Choice()
+		}
+		fmt.Fprintf(&b, " %s |", name)
 		columns++
 		if arm.Consolidation {
-			fmt.Fprintf(&b, " %s: migrations (weighted) per day |", arm.Choice())
+			b.WriteString(" migrations (weighted) per day |")
 			columns++
 		}
 	}
