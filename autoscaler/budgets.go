@@ -108,14 +108,7 @@ func (b *budgets) holdConsolidation() string {
 	if b == nil {
 		return ""
 	}
-	seeds, shoots := b.limits(autoscalingv1alpha1.DisruptionConsolidation)
-	if room, bounded := seeds.Room(b.set.Disrupted()); bounded && room == 0 {
-		return fmt.Sprintf("the disruption budget %s allows no more of the set's seeds to be disrupted: %d are (drained, being deleted or being removed)", seeds.Budget, b.set.Disrupted())
-	}
-	if shoots.Bounded && shoots.Max == 0 {
-		return fmt.Sprintf("the disruption budget %s lets no shoot of the set migrate", shoots.Budget)
-	}
-	return ""
+	return disruption.HoldConsolidation(b.spec, b.set, b.now)
 }
 
 // status is what the budgets allow for each reason, for status.consolidation.budgets.

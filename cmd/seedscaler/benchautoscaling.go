@@ -18,6 +18,7 @@ func benchAutoscalingCommand() *cobra.Command {
 		tracePath, reportDir, week string
 		seed                       uint64
 		workers                    int
+		headrooms                  []int
 	)
 	cfg := autoscaling.DefaultConfig(autoscaling.Trace{})
 	deletion := string(cfg.Deletion)
@@ -26,8 +27,9 @@ func benchAutoscalingCommand() *cobra.Command {
 		Short: "Measure the autoscaler's policies on a week of demand, in simulated time",
 		Long: `bench-autoscaling replays a demand trace through the SeedAutoscaler's decision code and a
 first-fit model of the scheduler on one simulated clock, for each policy (reactive, event,
-trend, seasonal, ahead) at target utilizations 50% to 95%, and writes
-report/<timestamp>/: autoscaling.csv, summary.md, frontier.png and timeline.png.
+trend, seasonal, ahead) at target utilizations 50% to 95%, and the reactive policy with
+each --headroom, and writes report/<timestamp>/: autoscaling.csv, headroom-<shoots>.csv,
+summary.md, frontier.png and timeline.png.
 docs/autoscaler.md ("Scale ahead") describes the model.`,
 		Example: `  seedscaler bench-autoscaling
   seedscaler bench-autoscaling --trace demand.csv --provisioning 20m`,
@@ -72,20 +74,26 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 			if err != nil {
 				return err
 			}
-			summary, err := autoscaling.WriteReport(reportDir, cfg, results)
+			headroom, err := autoscaling.RunHeadroom(cfg, headrooms, workers)
 			if err != nil {
 				return err
 			}
-			_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, len(results), time.Since(start).Round(time.Second), reportDir)
+			summary, err := autoscaling.WriteReport(reportDir, cfg, results, headroom)
+			if err != nil {
+				return err
+			}
+			runs := len(results) + len(headroom)*len(autoscaling.Targets())
+			_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\n%d runs in %s; report in %s\n", summary, runs, time.Since(start).Round(time.Second), reportDir)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation).")
+	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation, by fewest shoots or migration cost, with and without a working-hours budget).")
 	f.StringVar(&tracePath, "trace", "", "CSV with columns minute,shoots to replay instead of the built-in week.")
 	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")
 	f.IntVar(&workers, "workers", 2, "Runs at once.")
+	f.IntSliceVar(&headrooms, "headroom", autoscaling.Headrooms, "Headrooms (spec.headroom.shoots) the reactive policy runs with on the working-day week, beside none; empty for none.")
 	f.DurationVar(&cfg.Provisioning, "provisioning", cfg.Provisioning, "How long a new seed takes to accept shoots.")
 	f.IntVar(&cfg.AllocatablePerSeed, "allocatable", cfg.AllocatablePerSeed, "Shoots a seed takes.")
 	f.DurationVar(&cfg.Lead, "lead", cfg.Lead, "How far ahead the forecasts look.")

@@ -257,3 +257,18 @@ func Count(members []Member) Set {
 	}
 	return s
 }
+
+// HoldConsolidation says why the budgets of reason Consolidation allow no new drain of the
+// set at now: its seeds budget has no room beside the seeds disrupted already, or its shoots
+// budget lets no shoot migrate. Empty when a drain may start.
+func HoldConsolidation(budgets []autoscalingv1alpha1.DisruptionBudget, set Set, now time.Time) string {
+	seeds := Evaluate(budgets, autoscalingv1alpha1.DisruptionConsolidation, Seeds, set.Seeds, now)
+	shoots := Evaluate(budgets, autoscalingv1alpha1.DisruptionConsolidation, Shoots, set.Shoots, now)
+	if room, bounded := seeds.Room(set.Disrupted()); bounded && room == 0 {
+		return fmt.Sprintf("the disruption budget %s allows no more of the set's seeds to be disrupted: %d are (drained, being deleted or being removed)", seeds.Budget, set.Disrupted())
+	}
+	if shoots.Bounded && shoots.Max == 0 {
+		return fmt.Sprintf("the disruption budget %s lets no shoot of the set migrate", shoots.Budget)
+	}
+	return ""
+}

@@ -170,3 +170,41 @@ func TestCountTheDisruptionsOfASet(t *testing.T) {
 	}}, got)
 	assert.Equal(t, 7, got.Disrupted())
 }
+
+func TestHoldConsolidation(t *testing.T) {
+	monday10 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	sunday10 := monday10.Add(-24 * time.Hour)
+	workingHours := scheduled(seeds("0", consolidation), "0 8 * * mon-fri", 10*time.Hour)
+	set := Set{Seeds: 10, Shoots: 300}
+	tests := []struct {
+		name    string
+		budgets []autoscalingv1alpha1.DisruptionBudget
+		set     Set
+		now     time.Time
+		held    string // a part of the reason; empty when a drain may start
+	}{
+		{name: "no budget", set: set, now: monday10},
+		{name: "a budget of another reason", budgets: []autoscalingv1alpha1.DisruptionBudget{seeds("0", operatorDrain)}, set: set, now: monday10},
+		{name: "within working hours", budgets: []autoscalingv1alpha1.DisruptionBudget{workingHours}, set: set, now: monday10,
+			held: `budgets[0] (seeds "0", from "0 8 * * mon-fri" for 10h0m0s) allows no more of the set's seeds to be disrupted: 0 are`},
+		{name: "on a weekend", budgets: []autoscalingv1alpha1.DisruptionBudget{workingHours}, set: set, now: sunday10},
+		{name: "after working hours", budgets: []autoscalingv1alpha1.DisruptionBudget{workingHours}, set: set, now: monday10.Add(8 * time.Hour)},
+		{name: "room beside the seeds disrupted", budgets: []autoscalingv1alpha1.DisruptionBudget{seeds("2", consolidation)},
+			set: Set{Seeds: 10, Deleting: 1}, now: monday10},
+		{name: "no room beside the seeds disrupted", budgets: []autoscalingv1alpha1.DisruptionBudget{seeds("2", consolidation)},
+			set: Set{Seeds: 10, Deleting: 1, Drained: []DrainedSeed{{Name: "a", Started: true}}}, now: monday10, held: "2 are"},
+		{name: "shoots paused", budgets: []autoscalingv1alpha1.DisruptionBudget{shoots("0", all...)}, set: set, now: monday10,
+			held: `budgets[0] (shoots "0") lets no shoot of the set migrate`},
+		{name: "shoots allowed", budgets: []autoscalingv1alpha1.DisruptionBudget{shoots("5%", consolidation)}, set: set, now: monday10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := HoldConsolidation(tt.budgets, tt.set, tt.now)
+			if tt.held == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Contains(t, got, tt.held)
+		})
+	}
+}

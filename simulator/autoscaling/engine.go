@@ -54,6 +54,9 @@ type Config struct {
 	MinReplicas, MaxReplicas int32
 	// Behavior of the SeedAutoscaler.
 	Behavior recommend.Behavior
+	// Headroom is spec.headroom.shoots: free shoot slots to keep across the ready seeds
+	// (recommend.HeadroomReplicas, through recommend.Decide); 0 for none.
+	Headroom int
 	// Lead is how far ahead the forecasts look.
 	Lead time.Duration
 	// TrendWindow is the window of the trend's least-squares fit.
@@ -133,6 +136,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("the sync phase (%s), cache TTL (%s) and lead time (%s) must not be negative", c.SyncPhase, c.CacheTTL, c.Lead)
 	case c.Deletion != DeleteNewest && c.Deletion != DeleteRandom:
 		return fmt.Errorf("deletion %q is unknown; choose %q or %q", c.Deletion, DeleteNewest, DeleteRandom)
+	case c.Headroom < 0:
+		return fmt.Errorf("the headroom is %d shoots; it must not be negative", c.Headroom)
 	case c.MinReplicas < 0 || c.MaxReplicas < max(c.MinReplicas, 1):
 		return fmt.Errorf("minReplicas %d and maxReplicas %d: want 0 <= minReplicas <= maxReplicas, maxReplicas >= 1", c.MinReplicas, c.MaxReplicas)
 	}
@@ -159,9 +164,12 @@ type Result struct {
 	// P50Bind and P99Bind: time from a shoot's creation to its bind, over the shoots
 	// created during the run (one still pending at the end counts with its wait so far).
 	P50Bind, P99Bind time.Duration
-	// SpikeP99Bind is P99Bind over the SpikeShoots shoots created during the trace's spike.
-	SpikeP99Bind time.Duration
-	SpikeShoots  int
+	// SpikeP99Bind and SpikeMaxBind are P99Bind and the longest wait over the SpikeShoots
+	// shoots created during the trace's spike.
+	SpikeP99Bind, SpikeMaxBind time.Duration
+	SpikeShoots                int
+	// Headroom is the run's Config.Headroom.
+	Headroom int
 	// SeedHours is the time seeds existed, provisioning included, added up.
 	SeedHours float64
 	// OracleSeedHours is what the fewest seeds that hold the demand at every instant cost:
@@ -179,6 +187,11 @@ type Result struct {
 	// times a seed held more than its allocatable (a migrating shoot counts on both seeds);
 	// ProtectedMoved the opted-out shoots that were moved. The last two must stay 0.
 	Migrations, Drains, CanceledDrains, Overcommits, ProtectedMoved int
+	// MigratedWeight is the disruption of the migrations: the sum of the moved shoots'
+	// migration weights (recommend.MigrationWeight).
+	MigratedWeight float64
+	// DrainStarts are when consolidation started each drain, from the start of the run.
+	DrainStarts []time.Duration
 	// MeanShoots is the mean number of shoots over the run, and Duration its length.
 	MeanShoots float64
 	Duration   time.Duration
@@ -209,6 +222,8 @@ type shoot struct {
 	gone        bool
 	migratingTo *seed
 	movedAt     time.Duration
+	// weight is what migrating it costs consolidation (recommend.MigrationWeight).
+	weight float64
 }
 
 type scrape struct {
@@ -272,7 +287,7 @@ func Run(cfg Config, policy Policy, targetPercent int32) (Result, error) {
 		cfg: cfg, policy: policy, target: recommend.Target{UtilizationPercent: targetPercent},
 		epoch: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), // a Monday
 		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(targetPercent))),
-		res:   Result{Policy: policy, TargetPercent: targetPercent},
+		res:   Result{Policy: policy, TargetPercent: targetPercent, Headroom: cfg.Headroom},
 	}
 	if r.cfg.Accuracy.Floor == 0 {
 		r.cfg.Accuracy.Floor = r.perSeedAtTarget()
@@ -566,8 +581,8 @@ func (r *run) decide() {
 	}
 	in := recommend.Input{
 		Now: now, CurrentReplicas: current, MinReplicas: r.cfg.MinReplicas, MaxReplicas: r.cfg.MaxReplicas,
-		Behavior: r.cfg.Behavior,
-		Metrics:  []recommend.Metric{{Key: "resource/shoots", Resource: "shoots", Target: r.target, Seeds: seeds}},
+		Behavior: r.cfg.Behavior, Headroom: float64(r.cfg.Headroom),
+		Metrics: []recommend.Metric{{Key: "resource/shoots", Resource: "shoots", Target: r.target, Seeds: seeds}},
 		Demand: recommend.Demand{Pending: float64(sc.pending), PendingKnown: true, Seeds: seeds, Target: r.target,
 			AllocatablePerSeed: float64(r.cfg.AllocatablePerSeed)},
 		RemovableReplicas: removable,
@@ -713,5 +728,8 @@ func (r *run) finish() Result {
 	res.P50Bind, res.P99Bind = stats.Percentile(r.waits, 0.50), stats.Percentile(r.waits, 0.99)
 	res.SpikeP99Bind = stats.Percentile(r.spikeWaits, 0.99)
 	res.SpikeShoots = len(r.spikeWaits)
+	if len(r.spikeWaits) > 0 {
+		res.SpikeMaxBind = r.spikeWaits[len(r.spikeWaits)-1]
+	}
 	return res
 }

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
+	"github.com/seedscaler/seedscaler/internal/disruption"
 )
 
 // LongLived is a workload of shoots with lifetimes instead of a trace's count: long-lived
@@ -30,13 +33,18 @@ type LongLived struct {
 	TestingLifetime time.Duration
 	// ProtectedShare of the long-lived shoots opt out of migration.
 	ProtectedShare float64
+	// HighlyAvailableShare of all shoots have a highly available control plane, which
+	// Gardener migrates live: its migration weighs recommend.LiveMigrationWeight instead of
+	// recommend.DefaultMigrationWeight.
+	HighlyAvailableShare float64
 }
 
 // DefaultLongLived is the benchmark's week of long-lived shoots: about 800 shoots that live
-// three days on average, and testing shoots of two hours that add about 150 by day.
+// three days on average, and testing shoots of two hours that add about 150 by day; 30% of
+// them highly available.
 func DefaultLongLived() *LongLived {
 	return &LongLived{Initial: 800, LongPerHour: 11, LongLifetime: 72 * time.Hour,
-		TestingPerHour: 75, TestingLifetime: 2 * time.Hour, ProtectedShare: 0.01}
+		TestingPerHour: 75, TestingLifetime: 2 * time.Hour, ProtectedShare: 0.01, HighlyAvailableShare: 0.3}
 }
 
 // LongLivedConfig is the long-lived week: the benchmark's landscape and loop, a week of
@@ -58,6 +66,33 @@ type ConsolidationModel struct {
 	MigrationDuration time.Duration
 	// MaxMigrationsPerSeed is the drain's budget of migrations in flight.
 	MaxMigrationsPerSeed int
+	// MigrationCost scores the seeds by their shoots' migration weights, as the autoscaler
+	// reads them (recommend.MigrationWeight); without it every shoot weighs an ordinary
+	// migration, so the seed of the fewest shoots is drained.
+	MigrationCost bool
+	// Budgets are spec.behavior.scaleDown.consolidation.budgets: consolidation starts no
+	// drain while they hold it (disruption.HoldConsolidation).
+	Budgets []autoscalingv1alpha1.DisruptionBudget
+}
+
+// WorkingHoursBudget lets consolidation start no drain from 08:00 to 18:00 UTC on weekdays;
+// a drain under way goes on.
+func WorkingHoursBudget() []autoscalingv1alpha1.DisruptionBudget {
+	return []autoscalingv1alpha1.DisruptionBudget{{
+		Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation},
+		Seeds:   "0", Schedule: "0 8 * * mon-fri", DurationSeconds: int32((10 * time.Hour).Seconds()),
+	}}
+}
+
+// migrationWeight is what moving a shoot costs consolidation, read as the autoscaler reads
+// it from a Shoot with or without a highly available control plane.
+func migrationWeight(highlyAvailable bool) float64 {
+	shoot := &gardencorev1beta1.Shoot{}
+	if highlyAvailable {
+		shoot.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{HighAvailability: &gardencorev1beta1.HighAvailability{}}
+	}
+	w, _ := recommend.MigrationWeight(shoot)
+	return w
 }
 
 // DefaultConsolidation is consolidation as the API defaults it, with migrations of ten
@@ -159,6 +194,22 @@ type lifeState struct {
 	inFlight   int
 	drains     []drainRecord
 	canceled   map[int]time.Duration
+
+	// highlyAvailable draws which shoots are highly available, from a source of its own so
+	// that the share changes no other draw; weights are an ordinary and a highly available
+	// shoot's migration weights.
+	highlyAvailable *rand.Rand
+	weights         [2]float64
+}
+
+// newShoot is a shoot created now, highly available by the workload's share.
+func (r *run) newShoot(protected bool) *shoot {
+	l := r.life
+	ha := 0
+	if l.highlyAvailable.Float64() < r.cfg.LongLived.HighlyAvailableShare {
+		ha = 1
+	}
+	return &shoot{createdAt: r.now, protected: protected, weight: l.weights[ha]}
 }
 
 type drainRecord struct {
@@ -169,9 +220,11 @@ type drainRecord struct {
 // startLongLived places the initial shoots, with lifetimes drawn as new (memoryless).
 func (r *run) startLongLived() {
 	l := r.cfg.LongLived
-	r.life = &lifeState{arrivals: l.arrivals(r.rng, r.cfg.Trace.Minutes()), canceled: map[int]time.Duration{}}
+	r.life = &lifeState{arrivals: l.arrivals(r.rng, r.cfg.Trace.Minutes()), canceled: map[int]time.Duration{},
+		highlyAvailable: rand.New(rand.NewPCG(r.cfg.Seed, 0x4a<<32|uint64(r.target.UtilizationPercent))),
+		weights:         [2]float64{migrationWeight(false), migrationWeight(true)}}
 	r.placeInitial(l.Initial, func() *shoot {
-		sh := &shoot{protected: r.rng.Float64() < l.ProtectedShare}
+		sh := r.newShoot(r.rng.Float64() < l.ProtectedShare)
 		heap.Push(&r.life.expiries, timed{at: time.Duration(r.rng.ExpFloat64() * float64(l.LongLifetime)), sh: sh})
 		return sh
 	})
@@ -199,7 +252,7 @@ func (r *run) lifeEvent(kind string) {
 	case "arrive":
 		a := l.arrivals[0]
 		l.arrivals = l.arrivals[1:]
-		sh := &shoot{createdAt: r.now, protected: a.protected}
+		sh := r.newShoot(a.protected)
 		heap.Push(&l.expiries, timed{at: r.now + a.lifetime, sh: sh})
 		if s := r.firstFit(); s != nil && len(r.pending) == 0 {
 			r.bind(sh, s)
@@ -271,6 +324,12 @@ func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
 		}
 		return
 	}
+	if len(c.Budgets) > 0 {
+		// Nothing is drained or deleted here: a drain under way returned above.
+		if why := disruption.HoldConsolidation(c.Budgets, r.disruptions(), now); why != "" {
+			return
+		}
+	}
 	in := recommend.ConsolidationInput{Now: now, Rules: c.Rules, Current: current, Min: r.cfg.MinReplicas,
 		TargetUtilization: float64(r.target.UtilizationPercent) / 100, Skip: map[string]string{}}
 	if l.above {
@@ -303,14 +362,9 @@ func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
 				Allocatable: r.cfg.AllocatablePerSeed, Ready: true})
 		}
 	}
-	// Every shoot of the model weighs an ordinary migration; those that may not move are
-	// skipped above.
+	// Those that may not move are skipped above.
 	candidates := recommend.ChooseConsolidationCandidates(in)
-	costs := make([]recommend.SeedCost, 0, len(candidates.Seeds))
-	for _, cand := range candidates.Seeds {
-		costs = append(costs, recommend.SeedCost{Seed: cand.Name, Shoots: cand.Shoots, Weight: float64(cand.Shoots) * recommend.DefaultMigrationWeight})
-	}
-	choice := recommend.ScoreConsolidation(costs, c.Rules.MinScore)
+	choice := recommend.ScoreConsolidation(r.seedCosts(candidates.Seeds, byName), c.Rules.MinScore)
 	if !choice.Approved {
 		return
 	}
@@ -318,7 +372,46 @@ func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
 	l.draining.cordoned = true
 	l.drains = append(l.drains, drainRecord{at: r.now, shoots: choice.Shoots})
 	r.res.Drains++
+	r.res.DrainStarts = append(r.res.DrainStarts, r.now)
 	r.migrateOff(l.draining)
+}
+
+// disruptions counts the set as its budgets do while no seed is drained: its ready seeds
+// and their shoots.
+func (r *run) disruptions() disruption.Set {
+	set := disruption.Set{Shoots: len(r.bound)}
+	for _, s := range r.seeds {
+		if s.ready {
+			set.Seeds++
+		}
+	}
+	return set
+}
+
+// seedCosts is what draining each candidate costs, as the autoscaler's seedCost reads it:
+// with ConsolidationModel.MigrationCost the sum of the migration weights of the shoots
+// whose spec names the seed, and an ordinary migration for each other shoot counted on it
+// (one migrating in); otherwise an ordinary migration per shoot.
+func (r *run) seedCosts(candidates []recommend.ConsolidationSeed, byName map[string]*seed) []recommend.SeedCost {
+	costs := make([]recommend.SeedCost, 0, len(candidates))
+	var weights map[*seed]float64
+	var listed map[*seed]int
+	if r.cfg.Consolidation.MigrationCost && len(candidates) > 0 {
+		weights, listed = map[*seed]float64{}, map[*seed]int{}
+		for _, sh := range r.bound {
+			weights[sh.seed] += sh.weight
+			listed[sh.seed]++
+		}
+	}
+	for _, cand := range candidates {
+		weight := float64(cand.Shoots) * recommend.DefaultMigrationWeight
+		if weights != nil {
+			s := byName[cand.Name]
+			weight = weights[s] + float64(max(0, cand.Shoots-listed[s]))*recommend.DefaultMigrationWeight
+		}
+		costs = append(costs, recommend.SeedCost{Seed: cand.Name, Shoots: cand.Shoots, Weight: weight})
+	}
+	return costs
 }
 
 // migrateOff starts migrations off the drained seed within the budget.
@@ -346,6 +439,7 @@ func (r *run) migrateOff(s *seed) {
 		sh.migratingTo = to
 		l.inFlight++
 		r.res.Migrations++
+		r.res.MigratedWeight += sh.weight
 		heap.Push(&l.migrations, timed{at: r.now + c.MigrationDuration, sh: sh})
 	}
 }
@@ -359,10 +453,13 @@ func (r *run) cancelDrain() {
 	r.res.CanceledDrains++
 }
 
-// LongLivedArm is one way to run the long-lived week: how the scheduler places shoots and
-// whether consolidation drains seeds. Results holds its runs, every policy at every target.
+// LongLivedArm is one way to run the long-lived week: how the scheduler places shoots,
+// whether consolidation drains seeds, how it chooses them and whether a budget holds it in
+// working hours. Results holds its runs, every policy at every target.
 type LongLivedArm struct {
 	Spread, Consolidation bool
+	// MigrationCost and Budget: see ConsolidationModel.MigrationCost and WorkingHoursBudget.
+	MigrationCost, Budget bool
 	Results               []Result
 }
 
@@ -376,33 +473,80 @@ func (a LongLivedArm) Placement() string {
 
 // ScaleIn names the arm's scale-in.
 func (a LongLivedArm) ScaleIn() string {
-	if a.Consolidation {
-		return "consolidation"
+	switch {
+	case !a.Consolidation:
+		return "empty-only"
+	case a.Budget:
+		return "consolidation, not 08–18 weekdays"
 	}
-	return "empty-only"
+	return "consolidation"
+}
+
+// Choice names how consolidation chooses the seed to drain.
+func (a LongLivedArm) Choice() string {
+	switch {
+	case !a.Consolidation:
+		return "—"
+	case a.MigrationCost:
+		return "migration cost"
+	}
+	return "fewest shoots"
+}
+
+// name is the arm in a file name.
+func (a LongLivedArm) name() string {
+	parts := []string{a.Placement(), "empty-only"}
+	if a.Consolidation {
+		parts[1] = "consolidation"
+	}
+	if a.MigrationCost {
+		parts = append(parts, "cost")
+	}
+	if a.Budget {
+		parts = append(parts, "budget")
+	}
+	return strings.Join(parts, "-")
 }
 
 // LongLivedPolicies are the policies the long-lived week runs: the reactive autoscaler, and
 // scale-ahead, which keeps consolidation from draining what the morning needs back.
 var LongLivedPolicies = []Policy{PolicyReactive, PolicyAhead}
 
-// RunLongLived runs the long-lived week in four arms, spread and packing placement, each
-// with empty-only scale-in and with consolidation, for LongLivedPolicies at every target.
-// The first arm, spread with empty-only scale-in, is Gardener's default and the baseline.
+// longLivedArms are the arms of the long-lived week for each placement: empty-only
+// scale-in, consolidation of the fewest shoots, of the least migration cost, and of the
+// least migration cost outside working hours.
+var longLivedArms = []LongLivedArm{
+	{},
+	{Consolidation: true},
+	{Consolidation: true, MigrationCost: true},
+	{Consolidation: true, MigrationCost: true, Budget: true},
+}
+
+// RunLongLived runs the long-lived week's arms (longLivedArms) with spread and with packing
+// placement, for LongLivedPolicies at every target. The first arm, spread with empty-only
+// scale-in, is Gardener's default and the baseline.
 func RunLongLived(cfg Config, workers int) ([]LongLivedArm, error) {
 	var arms []LongLivedArm
 	for _, spread := range []bool{true, false} {
-		for _, consolidation := range []bool{false, true} {
+		for _, arm := range longLivedArms {
+			arm.Spread = spread
 			c := cfg
 			c.Spread = spread
-			if !consolidation {
-				c.Consolidation = nil
+			c.Consolidation = nil
+			if arm.Consolidation && cfg.Consolidation != nil {
+				model := *cfg.Consolidation
+				model.MigrationCost = arm.MigrationCost
+				if arm.Budget {
+					model.Budgets = WorkingHoursBudget()
+				}
+				c.Consolidation = &model
 			}
 			results, err := RunAll(c, LongLivedPolicies, Targets(), workers)
 			if err != nil {
 				return nil, err
 			}
-			arms = append(arms, LongLivedArm{Spread: spread, Consolidation: consolidation, Results: results})
+			arm.Results = results
+			arms = append(arms, arm)
 		}
 	}
 	return arms, nil
@@ -414,6 +558,28 @@ func (r Result) MigrationsPerDay() float64 {
 		return 0
 	}
 	return float64(r.Migrations) / (r.Duration.Hours() / 24)
+}
+
+// WeightedMigrationsPerDay is the run's disruption per simulated day: the migration weights
+// of the shoots moved.
+func (r Result) WeightedMigrationsPerDay() float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return r.MigratedWeight / (r.Duration.Hours() / 24)
+}
+
+// DrainsInWorkingHours counts the drains started from 08:00 to 18:00 on a weekday; the run
+// starts on a Monday at 00:00.
+func (r Result) DrainsInWorkingHours() int {
+	n := 0
+	for _, at := range r.DrainStarts {
+		day, hour := int(at/(24*time.Hour)), (at % (24 * time.Hour)).Hours()
+		if day%7 < 5 && hour >= 8 && hour < 18 {
+			n++
+		}
+	}
+	return n
 }
 
 // headlineOf is the headline of policy among results.
@@ -435,8 +601,8 @@ func LongLivedMarkdown(arms []LongLivedArm) string {
 	}
 	base := Headlines(arms[0].Results)[0].Run.SeedHours
 	var b strings.Builder
-	b.WriteString("| policy | placement | scale-in | target | seed-hours | vs baseline | at the target | p99 wait | migrations per day | of the shoots per day | drains (canceled) | overcommits | protected shoots moved |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| policy | placement | scale-in | choice | target | seed-hours | vs baseline | at the target | p99 wait | migrations per day | of the shoots per day | weighted migrations per day | drains (canceled; 08–18 weekdays) | overcommits | protected shoots moved |\n")
+	b.WriteString("|" + strings.Repeat(" --- |", 15) + "\n")
 	for _, policy := range LongLivedPolicies {
 		for _, arm := range arms {
 			h, ok := headlineOf(arm.Results, policy)
@@ -452,9 +618,10 @@ func LongLivedMarkdown(arms []LongLivedArm) string {
 			if r.MeanShoots > 0 {
 				share = 100 * r.MigrationsPerDay() / r.MeanShoots
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f | %+.1f%% | %.1f | %s | %.1f | %.2f%% | %d (%d) | %d | %d |\n",
-				policy, arm.Placement(), arm.ScaleIn(), target, r.SeedHours, 100*(r.SeedHours/base-1), r.AtTargetSeedHours,
-				seconds(r.P99Bind), r.MigrationsPerDay(), share, r.Drains, r.CanceledDrains, r.Overcommits, r.ProtectedMoved)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %+.1f%% | %.1f | %s | %.1f | %.2f%% | %.1f | %d (%d; %d) | %d | %d |\n",
+				policy, arm.Placement(), arm.ScaleIn(), arm.Choice(), target, r.SeedHours, 100*(r.SeedHours/base-1), r.AtTargetSeedHours,
+				seconds(r.P99Bind), r.MigrationsPerDay(), share, r.WeightedMigrationsPerDay(), r.Drains, r.CanceledDrains, r.DrainsInWorkingHours(),
+				r.Overcommits, r.ProtectedMoved)
 		}
 	}
 	return b.String()
@@ -466,13 +633,20 @@ func LongLivedMarkdown(arms []LongLivedArm) string {
 func longLivedPerTarget(arms []LongLivedArm) string {
 	var b strings.Builder
 	b.WriteString("| target | at the target |")
+	columns := 2
 	for _, arm := range arms {
-		fmt.Fprintf(&b, " %s, %s |", arm.Placement(), arm.ScaleIn())
+		name := arm.Placement() + ", " + arm.ScaleIn()
 		if arm.Consolidation {
-			b.WriteString(" migrations per day |")
+			name += ", " + arm.Choice()
+		}
+		fmt.Fprintf(&b, " %s |", name)
+		columns++
+		if arm.Consolidation {
+			b.WriteString(" migrations (weighted) per day |")
+			columns++
 		}
 	}
-	b.WriteString("\n|" + strings.Repeat(" --- |", 2+len(arms)+len(arms)/2) + "\n")
+	b.WriteString("\n|" + strings.Repeat(" --- |", columns) + "\n")
 	for i, t := range Targets() {
 		// The reactive policy's runs come first, one per target.
 		fmt.Fprintf(&b, "| %d%% | %.1f |", t, arms[0].Results[i].AtTargetSeedHours)
@@ -480,7 +654,7 @@ func longLivedPerTarget(arms []LongLivedArm) string {
 			r := arm.Results[i]
 			fmt.Fprintf(&b, " %.1f |", r.SeedHours)
 			if arm.Consolidation {
-				fmt.Fprintf(&b, " %.1f |", r.MigrationsPerDay())
+				fmt.Fprintf(&b, " %.1f (%.1f) |", r.MigrationsPerDay(), r.WeightedMigrationsPerDay())
 			}
 		}
 		b.WriteString("\n")
@@ -489,7 +663,7 @@ func longLivedPerTarget(arms []LongLivedArm) string {
 }
 
 // WriteLongLivedReport runs the long-lived week's arms (RunLongLived) and writes one CSV per
-// arm (longlived-<placement>-<scale-in>.csv) and summary.md into dir. It returns the summary.
+// arm (longlived-<placement>-<scale-in>[-cost][-budget].csv) and summary.md into dir. It returns the summary.
 func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
 	arms, err := RunLongLived(cfg, workers)
 	if err != nil {
@@ -503,17 +677,18 @@ func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
 		if err := WriteCSV(&buf, arm.Results); err != nil {
 			return "", err
 		}
-		name := fmt.Sprintf("longlived-%s-%s.csv", arm.Placement(), arm.ScaleIn())
+		name := fmt.Sprintf("longlived-%s.csv", arm.name())
 		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
 			return "", err
 		}
 	}
 	var s strings.Builder
 	s.WriteString("# A week of long-lived shoots\n\n")
-	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. Placement: spread is Gardener's default (the seed with the fewest shoots), packing is first-fit. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%); the baseline is reactive, spread, empty-only. At the target is what a set held exactly at its target utilization costs: ceil(demand / (seed allocatable × target)) seeds at every instant.\n\n",
+	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. %.0f%% of all shoots are highly available: a migration weighs %g, %g for those. Placement: spread is Gardener's default (the seed with the fewest shoots), packing is first-fit. Choice: the seed of the fewest shoots (every migration weighs the same), or of the least migration cost (recommend.ScoreConsolidation over the shoots' weights); the budget lets consolidation start no drain from 08:00 to 18:00 UTC on weekdays. Weighted migrations: the migration weights of the shoots moved. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%); the baseline is reactive, spread, empty-only. At the target is what a set held exactly at its target utilization costs: ceil(demand / (seed allocatable × target)) seeds at every instant.\n\n",
 		cfg.LongLived.Initial, cfg.LongLived.LongPerHour, cfg.LongLived.LongLifetime, cfg.LongLived.TestingPerHour, cfg.LongLived.TestingLifetime,
 		100*cfg.LongLived.ProtectedShare, cfg.AllocatablePerSeed, cfg.Consolidation.Rules.Window, cfg.Consolidation.Rules.MaxMigrationsPerHour,
-		cfg.Consolidation.MaxMigrationsPerSeed, cfg.Consolidation.MigrationDuration, cfg.Consolidation.Rules.ShootCooldown, ServiceLevel)
+		cfg.Consolidation.MaxMigrationsPerSeed, cfg.Consolidation.MigrationDuration, cfg.Consolidation.Rules.ShootCooldown,
+		100*cfg.LongLived.HighlyAvailableShare, recommend.DefaultMigrationWeight, recommend.LiveMigrationWeight, ServiceLevel)
 	s.WriteString(LongLivedMarkdown(arms))
 	s.WriteString("\nThe reactive policy's seed-hours per target:\n\n")
 	s.WriteString(longLivedPerTarget(arms))

@@ -24,8 +24,9 @@ var colors = map[Policy]color.Color{
 	PolicyAhead:    color.RGBA{R: 120, G: 60, B: 160, A: 255},
 }
 
-// WriteReport writes autoscaling.csv, summary.md, frontier.png and timeline.png into dir.
-func WriteReport(dir string, cfg Config, results []Result) (string, error) {
+// WriteReport writes autoscaling.csv, summary.md, frontier.png and timeline.png into dir,
+// and for each headroom arm headroom-<shoots>.csv and its section of summary.md.
+func WriteReport(dir string, cfg Config, results []Result, headroom []HeadroomArm) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -38,6 +39,25 @@ func WriteReport(dir string, cfg Config, results []Result) (string, error) {
 	}
 	headlines := Headlines(results)
 	summary := Summary(cfg, results, headlines)
+	if len(headroom) > 0 {
+		var reactive []Result
+		for _, r := range results {
+			if r.Policy == PolicyReactive {
+				reactive = append(reactive, r)
+			}
+		}
+		summary += "\n## Headroom\n\nThe reactive policy with spec.headroom.shoots, each row its run with the fewest seed-hours at the service level.\n\n" +
+			HeadroomMarkdown(reactive, headroom)
+		for _, arm := range headroom {
+			var buf bytes.Buffer
+			if err := WriteCSV(&buf, arm.Results); err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("headroom-%d.csv", arm.Headroom)), buf.Bytes(), 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
 		return "", err
 	}
