@@ -1,18 +1,16 @@
 // Package yamltext gives the errors of YAML configuration files a place. The YAML parser
 // refuses a byte that is not UTF-8 or a control character without saying where it is
 // ("yaml: control characters are not allowed"), and names no line for a syntax error on the
-// first line or for a bad alias: Check finds the first, before parsing, by line and column;
-// Locate finds the line of the others.
+// first line, a bad alias, or a value a field's own decoder refuses (a duration, a URL):
+// Check finds the first, before parsing, by line and column; Locate finds the line of the
+// others.
 package yamltext
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"strings"
 	"unicode/utf8"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Check returns nil when data is UTF-8 text of characters YAML allows (YAML 1.1's printable
@@ -55,20 +53,13 @@ func allowed(r rune) bool {
 // hasLine matches the line the YAML parser names in its errors.
 var hasLine = regexp.MustCompile(`\bline \d+\b`)
 
-// Locate returns a YAML error of data with the line it is about, when err is one that
-// names none: the first line whose end, parsed with the lines before it, fails the same
-// way. Any other error, and one that no line explains, it returns as it is.
-func Locate(data []byte, err error) error {
+// Locate returns the error decode gave for data with the line it is about, when the error
+// names none: the first line that, decoded with the lines before it, fails the same way.
+// decode is the caller's own decoding, so that an error of a field's decoder (a duration,
+// a URL) is found as well as one of the YAML parser. An error that names a line, and one
+// no line explains, it returns as it is.
+func Locate(data []byte, err error, decode func([]byte) error) error {
 	if err == nil || hasLine.MatchString(err.Error()) {
-		return err
-	}
-	// The YAML parser's words, without what the caller's decoder put before them.
-	problem := err.Error()
-	if i := strings.Index(problem, "error converting YAML to JSON: "); i >= 0 {
-		problem = problem[i:]
-	} else if i := strings.Index(problem, "yaml: "); i >= 0 {
-		problem = problem[i:]
-	} else {
 		return err
 	}
 	for end, line := 0, 1; end < len(data); line++ {
@@ -77,8 +68,7 @@ func Locate(data []byte, err error) error {
 			next = len(data) - end - 1
 		}
 		end += next + 1
-		var doc any
-		if e := yaml.Unmarshal(data[:end], &doc); e != nil && strings.HasSuffix(e.Error(), problem) {
+		if e := decode(data[:end]); e != nil && e.Error() == err.Error() {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -48,8 +49,7 @@ func FuzzCheck(f *testing.F) {
 			assert.Regexp(t, `^line \d+, column \d+: `, err.Error())
 			return
 		}
-		var doc any
-		if err := Locate(data, yaml.Unmarshal(data, &doc)); err != nil {
+		if err := Locate(data, decodeAny(data), decodeAny); err != nil {
 			assert.Regexp(t, hasLine, err.Error())
 		}
 	})
@@ -67,14 +67,29 @@ func TestLocate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var doc any
-			err := yaml.Unmarshal([]byte(tt.text), &doc)
+			err := decodeAny([]byte(tt.text))
 			require.Error(t, err)
-			located := Locate([]byte(tt.text), err)
+			located := Locate([]byte(tt.text), err, decodeAny)
 			assert.Contains(t, located.Error(), tt.want)
 			assert.Contains(t, located.Error(), err.Error(), "the parser's own words stay")
 			assert.ErrorIs(t, located, err)
 		})
 	}
-	assert.NoError(t, Locate([]byte("a: b"), nil))
+	assert.NoError(t, Locate([]byte("a: b"), nil, decodeAny))
+
+	// A field's own decoder: the line of the value it refuses.
+	type file struct {
+		Interval metav1.Duration `json:"interval"`
+		Name     string          `json:"name"`
+	}
+	decodeFile := func(data []byte) error { return yaml.UnmarshalStrict(data, &file{}) }
+	text := []byte("name: a\n# soon\ninterval: soon\n")
+	err := decodeFile(text)
+	require.Error(t, err)
+	assert.Equal(t, "line 3: "+err.Error(), Locate(text, err, decodeFile).Error())
+}
+
+func decodeAny(data []byte) error {
+	var doc any
+	return yaml.Unmarshal(data, &doc)
 }

@@ -294,7 +294,8 @@ func Parse(data []byte) (*SchedulerConfiguration, error) {
 			return nil, fmt.Errorf("decoding the scheduler configuration: %w", err)
 		}
 		if err := yaml.UnmarshalStrict(data, c); err != nil {
-			return nil, fmt.Errorf("decoding the scheduler configuration: %w", decodeError(yamltext.Locate(data, err)))
+			err = yamltext.Locate(data, err, func(part []byte) error { return yaml.UnmarshalStrict(part, &SchedulerConfiguration{}) })
+			return nil, fmt.Errorf("decoding the scheduler configuration: %w", decodeError(err))
 		}
 	}
 	Default(c)
