@@ -154,8 +154,16 @@ demo-cluster: build image node-packages ## The demo with the parts as the chart'
 	$(TEST_ENV) bin/seedscaler local --cluster --image bin/seedscaler-image.tar $(DEMO_FLAGS)
 
 .PHONY: test
-test: verify tools image node-packages ## Everything a change must pass: verify, unit, integration and node tests.
+test: verify fuzz tools image node-packages ## Everything a change must pass: verify, fuzzing, unit, integration and node tests.
 	$(TEST_ENV) $(GO) test -count=1 -tags integration ./...
+
+# How long `make fuzz` runs each fuzz target: seconds as part of `make test`, `make fuzz
+# FUZZTIME=5m` for the long run.
+FUZZTIME ?= 5s
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (go test -fuzz) for FUZZTIME each, one after the other.
+	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: test-unit
 test-unit: ## The unit tests alone: plain `go test ./...`, no tools needed.
