@@ -9,7 +9,8 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/quantity"
+	// Named apart: the package's tests have a helper called quantity.
+	qty "github.com/seedscaler/seedscaler/internal/quantity"
 )
 
 // DefaultShootCapacity is the shoots capacity of a seed whose ManagedSeed configures none,
@@ -51,7 +52,7 @@ func ParseDefaultCapacity(value string) (corev1.ResourceList, error) {
 		if _, dup := list[corev1.ResourceName(name)]; dup {
 			return nil, fmt.Errorf("%q repeats resource %s (a bare quantity is shoots): give each resource once", item, name)
 		}
-		q, err := quantity.Parse(amount)
+		q, err := qty.Parse(amount)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %s is not a quantity (%w): give a number of shoots such as 250, or pairs such as shoots=250", item, amount, err)
 		}
