@@ -159,7 +159,7 @@ demo-cluster: build image node-packages ## The demo with the parts as the chart'
 	$(TEST_ENV) bin/seedscaler local --cluster --image bin/seedscaler-image.tar $(DEMO_FLAGS)
 
 .PHONY: test
-test: verify tools image node-packages ## Everything a change must pass: verify, unit, integration and node tests.
+test: verify fuzz tools image node-packages ## Everything a change must pass: verify, fuzzing, unit, integration and node tests.
 	$(TEST_ENV) $(GO) test -count=1 -tags integration ./...
 
 # The layers of `make test`, each usable alone (docs/development.md): unit tests need no tool;
@@ -174,6 +174,14 @@ INTEGRATION_PKGS = $(shell $(GO) list ./... | grep -v -e '/test/e2e' -e '/test/g
 .PHONY: test-env
 test-env: ## Print the variables integration tests read, for `eval "$$(make -s test-env)"`.
 	@for v in $(TEST_ENV); do echo "export $$v"; done
+
+# How long `make fuzz` runs each fuzz target: seconds as part of `make test`, `make fuzz
+# FUZZTIME=5m` for the long run.
+FUZZTIME ?= 5s
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (go test -fuzz) for FUZZTIME each, one after the other.
+	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: test-unit
 test-unit: ## The unit tests alone: plain `go test ./...`, no tools needed.

@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/common/config"
 	"go.yaml.in/yaml/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/seedscaler/seedscaler/internal/yamltext"
 )
 
 // defaultClientConfigReloadInterval is how often --prometheus-client-config is read again.
@@ -45,6 +47,9 @@ func loadClientConfig(path string, content []byte) (*config.HTTPClientConfig, er
 func parseClientConfig(content []byte, dir string) (*config.HTTPClientConfig, error) {
 	// An empty file is the defaults, as an empty scrape configuration section would be.
 	cfg := config.DefaultHTTPClientConfig
+	if err := yamltext.Check(content); err != nil {
+		return nil, err
+	}
 	if err := yaml.UnmarshalStrict(content, &cfg); err != nil {
 		// One line per field, e.g. "line 3: field passwrd_file not found in type
 		// config.plain", joined into one.
@@ -52,7 +57,11 @@ func parseClientConfig(content []byte, dir string) (*config.HTTPClientConfig, er
 		if errors.As(err, &fields) {
 			return nil, errors.New(strings.Join(fields.Errors, "; "))
 		}
-		return nil, err
+		// A value a field's own decoder refuses ("unknown TLS version: TLS99") says no line.
+		return nil, yamltext.Locate(content, err, func(part []byte) error {
+			c := config.DefaultHTTPClientConfig
+			return yaml.UnmarshalStrict(part, &c)
+		})
 	}
 	cfg.SetDirectory(dir)
 	// Validate moves bearer_token_file into authorization; an error about it names the

@@ -88,6 +88,8 @@ func TestBadClientConfigurationStopsStartUp(t *testing.T) {
 		{"two kinds of credentials", "basic_auth: {username: a, password: b}\nbearer_token: c", []string{"at most one of basic_auth, oauth2, bearer_token & bearer_token_file"}},
 		{"reserved header", "http_headers: {Authorization: {values: [x]}}", []string{`setting header "Authorization" is not allowed`}},
 		{"not YAML", "tls_config: [", []string{"yaml:"}},
+		{"value a field's decoder refuses", "tls_config:\n  min_version: TLS99", []string{": line 2: unknown TLS version: TLS99"}},
+		{"not UTF-8", "basic_auth: {username: caf\xe9}", []string{": line 1, column 27: byte 0xe9 is not UTF-8"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

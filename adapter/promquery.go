@@ -140,6 +140,9 @@ func decodeVector(body []byte, keep []string) ([]promSample, error) {
 		return nil, fmt.Errorf("a body that is not an API response: %w", iter.Error)
 	}
 	if status != "success" {
+		if errorType == "" && errorText == "" {
+			return nil, fmt.Errorf("status %q and no error: not an answer of the query API", status)
+		}
 		return nil, fmt.Errorf("%s: %s", errorType, errorText)
 	}
 	if resultType != "vector" {

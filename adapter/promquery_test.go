@@ -44,6 +44,7 @@ func TestDecodeVectorRefusesWhatIsNotAVector(t *testing.T) {
 		"truncated":        {`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"},"value":[1,"1"]}`, "not an API response"},
 		"bad value":        {`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"},"value":[1,"twelve"]}]}}`, `"twelve" is not a number`},
 		"no value":         {`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"name":"a"}}]}}`, "a sample without a value"},
+		"no status":        {`{}`, `status "" and no error: not an answer of the query API`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := decodeVector([]byte(tt.body), []string{"name"})

@@ -10,15 +10,20 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"regexp/syntax"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/common/model"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/seedscaler/seedscaler/internal/yamltext"
 )
 
 // defaultRulesYAML is the configuration used when --config is not given.
@@ -194,7 +199,11 @@ func LoadConfig(path string) (*Config, error) {
 // be checked without a cluster. Every error names the rule and the field.
 func ParseConfig(data []byte) (*Config, error) {
 	cfg := &Config{}
+	if err := yamltext.Check(data); err != nil {
+		return nil, fmt.Errorf("parsing adapter configuration: %w", err)
+	}
 	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
+		err = yamltext.Locate(data, err, func(part []byte) error { return yaml.UnmarshalStrict(part, &Config{}) })
 		return nil, fmt.Errorf("parsing adapter configuration: %w", err)
 	}
 	cfg.setDefaults()
@@ -382,8 +391,17 @@ func fieldNamer(kind string, i int, name string) func(field, msg string) error {
 		if name == "" {
 			return fmt.Errorf("%s[%d]: %s: %s", kind, i, field, msg)
 		}
-		return fmt.Errorf("%s[%d] (%s): %s: %s", kind, i, name, field, msg)
+		return fmt.Errorf("%s[%d] (%s): %s: %s", kind, i, printable(name), field, msg)
 	}
+}
+
+// printable is a rule name as errors and logs show it: as written, or quoted when it holds
+// a line break or another character that would garble the message.
+func printable(name string) string {
+	if strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(name)
+	}
+	return name
 }
 
 // seriesSelector is the shape of a PromQL series selector: an optional metric name and an
@@ -404,6 +422,14 @@ func validateSeriesQuery(field func(string, string) error, q string) []error {
 func compileMatches(expr string) (*regexp.Regexp, error) {
 	if expr == "" {
 		expr = ".*"
+	}
+	// Parsed alone first, so that an error quotes the expression as written, not anchored.
+	if _, err := syntax.Parse(expr, syntax.Perl); err != nil {
+		var syntaxErr *syntax.Error
+		if errors.As(err, &syntaxErr) {
+			return nil, fmt.Errorf("bad regular expression: %s: %q", syntaxErr.Code, syntaxErr.Expr)
+		}
+		return nil, fmt.Errorf("bad regular expression: %w", err)
 	}
 	re, err := regexp.Compile("^(?:" + expr + ")$")
 	if err != nil {
@@ -439,7 +465,7 @@ const (
 )
 
 func compileQuery(name, text string, params map[string]int64) (*template.Template, error) {
-	t, err := template.New(name).Funcs(queryFuncs).Option("missingkey=error").Parse(text)
+	t, err := template.New(printable(name)).Funcs(queryFuncs).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("bad template: %w", err)
 	}

@@ -91,6 +91,12 @@ func TestParseConfigNamesTheRuleAndTheField(t *testing.T) {
 			[]string{`rules: no rules and no externalRules`}},
 		{"unknown field", "rules:\n- name: r1\n  objectLable: name" + valid,
 			[]string{`unknown field "objectLable"`}},
+		{"bad regex quoted as written", "rules:\n- name: r1\n  metricName: {matches: \"garden_(seed\\n\"}" + valid,
+			[]string{"rules[0] (r1): metricName.matches: bad regular expression: missing closing ): \"garden_(seed\\n\""}},
+		{"name with a line break", "rules:\n- name: \"r\\n1\"\n  metricsQuery: '{{.Series'" + valid,
+			[]string{`rules[0] ("r\n1"): metricsQuery: bad template: template: "r\n1":1: unclosed action`}},
+		{"bad duration", "values:\n  staleness: 2m\n  cacheTTL: soon\nrules:\n- name: r1" + valid,
+			[]string{`parsing adapter configuration: line 3: `, `time: invalid duration "soon"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +18,7 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/membership"
+	"github.com/seedscaler/seedscaler/internal/quantity"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
@@ -95,7 +95,8 @@ const (
 	// errorMalformedObject: a field of an unexpected type.
 	errorMalformedObject = "malformed_object"
 	// errorDuplicateSeries: two entries that would make the same series (e.g. a
-	// SeedAutoscaler with two metrics of one resource); the first wins.
+	// SeedAutoscaler with two metrics of one resource, or two conditions of one type); the
+	// first wins.
 	errorDuplicateSeries = "duplicate_series"
 )
 
@@ -274,6 +275,7 @@ func (c *Collector) collectConditions(ch chan<- prometheus.Metric, log logr.Logg
 		c.skip(log, errorMalformedObject, fmt.Errorf("status.conditions is a %T, not a list", v), "field", "status.conditions")
 		return
 	}
+	seen := make(map[string]bool, len(conditions))
 	for _, raw := range conditions {
 		condition, _ := raw.(map[string]any)
 		typ, _ := condition["type"].(string)
@@ -282,6 +284,11 @@ func (c *Collector) collectConditions(ch chan<- prometheus.Metric, log logr.Logg
 			c.skip(log, errorMalformedObject, errors.New("a condition without a type"), "field", "status.conditions")
 			continue
 		}
+		if seen[typ] {
+			c.skip(log, errorDuplicateSeries, fmt.Errorf("status.conditions has type %s more than once", typ), "condition", typ)
+			continue
+		}
+		seen[typ] = true
 		for _, s := range conditionStatuses {
 			value := 0.0
 			if s == status {
@@ -458,7 +465,7 @@ func quantityValue(raw any) (float64, error) {
 	case float64:
 		return v, nil
 	case string:
-		q, err := resource.ParseQuantity(v)
+		q, err := quantity.Parse(v)
 		if err != nil {
 			return 0, fmt.Errorf("quantity %q: %w", v, err)
 		}

@@ -314,6 +314,27 @@ func TestBadDataIsCountedPerScrape(t *testing.T) {
 	assert.Equal(t, 3.0, testutil.ToFloat64(c.scrapeErrors.WithLabelValues(errorMissingProvider)))
 }
 
+// A condition type listed twice would make the same series twice, which fails the
+// scrape's gathering: the first wins, and the second is counted.
+func TestDuplicateConditionsAreSkippedAndCounted(t *testing.T) {
+	f := newFixture(t)
+	f.addSeed(builders.MakeSeed("seed-a").Ready().Obj(), func(obj map[string]any) {
+		conditions := obj["status"].(map[string]any)["conditions"].([]any)
+		again := runtime.DeepCopyJSONValue(conditions[0]).(map[string]any)
+		again["status"] = "False"
+		obj["status"].(map[string]any)["conditions"] = append(conditions, again)
+	})
+	c := NewCollector(f.src, logr.Discard())
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(`
+# HELP garden_seed_condition Status of a seed condition: 1 for the current status, 0 for the others.
+# TYPE garden_seed_condition gauge
+garden_seed_condition{condition="GardenletReady",name="seed-a",status="False"} 0
+garden_seed_condition{condition="GardenletReady",name="seed-a",status="True"} 1
+garden_seed_condition{condition="GardenletReady",name="seed-a",status="Unknown"} 0
+`), "garden_seed_condition"))
+	assert.Equal(t, 1.0, testutil.ToFloat64(c.scrapeErrors.WithLabelValues(errorDuplicateSeries)))
+}
+
 func TestQuantityValue(t *testing.T) {
 	for _, tc := range []struct {
 		raw     any
@@ -325,6 +346,7 @@ func TestQuantityValue(t *testing.T) {
 		{raw: "1.5k", want: 1500},
 		{raw: "250m", want: 0.25},
 		{raw: "lots", wantErr: `quantity "lots"`},
+		{raw: "92E3372036854775807", wantErr: `the exponent 3372036854775807 is beyond ±308`},
 		{raw: nil, wantErr: "missing"},
 		{raw: true, wantErr: "a bool, neither a number nor a string"},
 	} {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/yamltext"
 )
 
 // The version and kind of the configuration file.
@@ -271,6 +272,9 @@ func LoadConfiguration(path string) (*Configuration, error) {
 // configuration. A replay profile's file is not read.
 func ParseConfiguration(data []byte) (*Configuration, error) {
 	cfg := &Configuration{}
+	if err := yamltext.Check(data); err != nil {
+		return nil, err
+	}
 	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
 		return nil, decodeError(data, err)
 	}
@@ -284,9 +288,14 @@ func ParseConfiguration(data []byte) (*Configuration, error) {
 var invalidDuration = regexp.MustCompile(`time: (?:invalid|unknown unit .* in) duration "(.*)"`)
 
 // decodeError turns a decoding error into one that names the field and the fix. An invalid
-// duration names no field by itself, so the field holding the offending value is looked up.
+// duration names no field by itself, so the field holding the offending value is looked up;
+// an error that names neither field nor line gets its line (yamltext.Locate).
 func decodeError(data []byte, err error) error {
 	msg := err.Error()
+	// where is "line N: " when the error names no line and a line explains it.
+	where := strings.TrimSuffix(yamltext.Locate(data, err, func(part []byte) error {
+		return yaml.UnmarshalStrict(part, &Configuration{})
+	}).Error(), msg)
 	if m := invalidDuration.FindStringSubmatch(msg); m != nil {
 		var doc any
 		if yaml.Unmarshal(data, &doc) == nil {
@@ -294,9 +303,9 @@ func decodeError(data []byte, err error) error {
 				return fmt.Errorf("%s: %q is not a duration; use a Go duration such as 90s, 15m or 6h", strings.Join(paths, ", "), m[1])
 			}
 		}
-		return fmt.Errorf("%q is not a duration; use a Go duration such as 90s, 15m or 6h", m[1])
+		return fmt.Errorf("%s%q is not a duration; use a Go duration such as 90s, 15m or 6h", where, m[1])
 	}
-	msg = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(msg, "error unmarshaling JSON: "), "while decoding JSON: "), "json: ")
+	msg = where + strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(msg, "error unmarshaling JSON: "), "while decoding JSON: "), "json: ")
 	if m := wrongType.FindStringSubmatch(msg); m != nil {
 		field := structName.ReplaceAllString(m[2], "")
 		return fmt.Errorf("%s: a %s here, but it must be a %s; docs/simulator.md lists every field", field, m[1], typeNames[m[3]])

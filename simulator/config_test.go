@@ -114,6 +114,10 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`faults[0].duration: "soon" is not a duration`}},
 		{"wrong type", header + "speed: fast\ndemand: {constant: {shoots: 1}}",
 			[]string{"speed", "docs/simulator.md"}},
+		{"syntax on the first line", "speed: 1: 2\n" + header,
+			[]string{"line 1: error converting YAML to JSON: yaml: mapping values are not allowed in this context"}},
+		{"not a mapping", "- speed: 2\n", []string{"line 1: ", "cannot unmarshal array into Go value of type simulator.Configuration"}},
+		{"not UTF-8", header + "demand: {projects: [caf\xe9]}\n", []string{"line 3, column 24: byte 0xe9 is not UTF-8"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +153,10 @@ func TestParseReplayErrors(t *testing.T) {
 		"offset,gcp/x\n":                   "has a header but no rows",
 		"offset,gcp/x\nsoon,1\n":           `line 2: offset "soon" is neither a duration`,
 		"offset,gcp/x\n1h,1\n30m,2\n":      "line 3: offset 30m0s is not later than the row before (1h0m0s)",
+		"offset,gcp/x\nNaN,1\n":            `line 2: offset "NaN" is neither a duration (90m) nor seconds`,
+		"offset,gcp/x\n1e300,1\n":          `line 2: offset "1e300" is beyond the longest offset, 2562047h47m16.854775807s`,
+		"offset,gcp/x\n-Inf,1\n":           `line 2: offset "-Inf" is negative`,
+		"offset,gcp/x\n-5m,1\n":            `line 2: offset "-5m" is negative`,
 		"offset,gcp/x\n0,-1\n":             `line 2, column 2 (gcp/x): "-1" is not a shoot count`,
 		"offset,gcp/x,aws/y\n0,1\n":        "wrong number of fields",
 		"# comment\noffset,gcp/x\n0,1\n1,": `line 4, column 2 (gcp/x): "" is not a shoot count`,

@@ -174,7 +174,7 @@ func ParseReplay(in io.Reader) (*Replay, error) {
 		line, _ := rd.FieldPos(0)
 		at, err := parseOffset(strings.TrimSpace(rec[0]))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: offset %q is neither a duration (90m) nor seconds", line, rec[0])
+			return nil, fmt.Errorf("line %d: offset %q %v", line, rec[0], err)
 		}
 		if n := len(r.Points); n > 0 && at <= r.Points[n-1].At {
 			return nil, fmt.Errorf("line %d: offset %s is not later than the row before (%s); order rows by offset", line, at, r.Points[n-1].At)
@@ -195,16 +195,25 @@ func ParseReplay(in io.Reader) (*Replay, error) {
 	return r, nil
 }
 
+// parseOffset reads an offset of a replay row: a Go duration or seconds, 0 or more. Its
+// error completes "offset "x" ...".
 func parseOffset(s string) (time.Duration, error) {
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs < 0 {
-			return 0, errors.New("negative")
-		}
-		return time.Duration(secs * float64(time.Second)), nil
-	}
 	d, err := time.ParseDuration(s)
-	if err == nil && d < 0 {
-		return 0, errors.New("negative")
+	if err != nil {
+		secs, ferr := strconv.ParseFloat(s, 64)
+		switch {
+		case ferr != nil || math.IsNaN(secs):
+			return 0, errors.New("is neither a duration (90m) nor seconds")
+		case secs < 0:
+			return 0, errors.New("is negative; offsets count from the start, 0 or more")
+		case secs >= math.MaxInt64/float64(time.Second):
+			// A float beyond Duration's range converts to any number at all.
+			return 0, fmt.Errorf("is beyond the longest offset, %s", time.Duration(math.MaxInt64))
+		}
+		d = time.Duration(secs * float64(time.Second))
 	}
-	return d, err
+	if d < 0 {
+		return 0, errors.New("is negative; offsets count from the start, 0 or more")
+	}
+	return d, nil
 }

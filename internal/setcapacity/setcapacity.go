@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/quantity"
 )
 
 // Annotation is the set's capacity hint for shoots, as Cluster API's scale-from-zero
@@ -82,12 +84,25 @@ func NewReplicaShoots(set *seedmanagementv1alpha1.ManagedSeedSet, parent *garden
 		}
 		return fromTemplate, nil
 	}
-	q, err := resource.ParseQuantity(v)
-	n, whole := q.AsInt64()
-	if err != nil || !whole || n < 0 {
+	n, ok := parseShoots(v)
+	if !ok {
 		return fromTemplate, &InvalidAnnotationError{Set: set.Namespace + "/" + set.Name, Value: v, Instead: fromTemplate.Source}
 	}
 	return Shoots{Shoots: n, Source: "annotation " + Annotation}, nil
+}
+
+// parseShoots reads a whole number of 0 or more shoots: digits, or a quantity such as 1k.
+// Digits first: a quantity of 19 digits is kept as a decimal, which AsInt64 refuses.
+func parseShoots(v string) (int64, bool) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n, n >= 0
+	}
+	q, err := quantity.Parse(v)
+	if err != nil {
+		return 0, false
+	}
+	n, whole := q.AsInt64()
+	return n, whole && n >= 0
 }
 
 // PriceAnnotation is the set's price per seed-hour.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/yamltext"
 )
 
 // APIVersion and Kind identify the configuration file format.
@@ -289,7 +290,11 @@ func known(name ScorePluginName) bool {
 func Parse(data []byte) (*SchedulerConfiguration, error) {
 	c := &SchedulerConfiguration{}
 	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yamltext.Check(data); err != nil {
+			return nil, fmt.Errorf("decoding the scheduler configuration: %w", err)
+		}
 		if err := yaml.UnmarshalStrict(data, c); err != nil {
+			err = yamltext.Locate(data, err, func(part []byte) error { return yaml.UnmarshalStrict(part, &SchedulerConfiguration{}) })
 			return nil, fmt.Errorf("decoding the scheduler configuration: %w", decodeError(err))
 		}
 	}
@@ -305,8 +310,12 @@ func Parse(data []byte) (*SchedulerConfiguration, error) {
 // decoder's Go type names; other errors pass unchanged.
 func decodeError(err error) error {
 	var typeErr *json.UnmarshalTypeError
-	if !errors.As(err, &typeErr) || typeErr.Field == "" || typeErr.Type == nil {
+	if !errors.As(err, &typeErr) || typeErr.Type == nil {
 		return err
+	}
+	if typeErr.Field == "" {
+		// The document itself is no mapping: a list, a string or a number.
+		return fmt.Errorf("the file is %s, not a mapping of fields such as apiVersion: %s", withArticle(typeErr.Value), APIVersion)
 	}
 	want := "a " + typeErr.Type.String()
 	switch typeErr.Type.Kind() {
@@ -321,7 +330,16 @@ func decodeError(err error) error {
 	case reflect.Slice:
 		want = "a list"
 	}
-	return fmt.Errorf("%s: a %s is given, use %s", typeErr.Field, typeErr.Value, want)
+	return fmt.Errorf("%s: %s is given, use %s", typeErr.Field, withArticle(typeErr.Value), want)
+}
+
+// withArticle puts "a" or "an" before the JSON decoder's name of a value: "an array",
+// "a number 1.5".
+func withArticle(value string) string {
+	if strings.IndexAny(value[:min(1, len(value))], "aeiou") == 0 {
+		return "an " + value
+	}
+	return "a " + value
 }
 
 // Load reads, defaults and validates the configuration file at path; an empty path gives

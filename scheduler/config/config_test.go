@@ -98,8 +98,12 @@ func TestInvalid(t *testing.T) {
 		{"scheduler name", "schedulerName: ' x'\n", `schedulerName: " x"`},
 		{"type", "workers: many\n", `decoding the scheduler configuration: workers: a string is given, use a whole number`},
 		{"pendingFit switch", "pendingFit: {otherSchedulers: \"no\"}\n", `pendingFit.otherSchedulers: a string is given, use true or false`},
+		{"list for a mapping", "drain: [1]\n", `drain: an array is given, use a mapping of its fields`},
 		{"pendingFit", "pendingFit: true\n", `pendingFit: a bool is given, use a mapping of its fields`},
 		{"pendingFit field", "pendingFit: {otherScheduler: true}\n", `unknown field "otherScheduler"`},
+		{"not UTF-8", "workers: 8\nschedulerName: caf\xe9\n", `decoding the scheduler configuration: line 2, column 19: byte 0xe9 is not UTF-8`},
+		{"syntax on the first line", "workers: 8: 9\n", `decoding the scheduler configuration: line 1: error converting YAML to JSON: yaml: mapping values are not allowed`},
+		{"not a mapping", "- workers: 2\n", `decoding the scheduler configuration: the file is an array, not a mapping of fields such as apiVersion: scheduler.seedscaler.io/v1alpha1`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

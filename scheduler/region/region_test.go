@@ -1,6 +1,7 @@
 package region
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -153,23 +155,39 @@ func TestSelectFirstWins(t *testing.T) {
 	assert.Nil(t, Select(cms, "openstack"))
 }
 
+// FuzzParse feeds an entry of a region-config ConfigMap anything: Parse never panics, an
+// entry it refuses fails only its region and its error names the ConfigMap and the region,
+// and an entry it takes reads back the same once written out.
 func FuzzParse(f *testing.F) {
 	for _, provider := range []string{"aws", "azure", "gcp"} {
 		cm := loadRegionConfig(f, provider)
 		for k, v := range cm.Data {
 			f.Add(k, v)
-			break
 		}
 	}
 	f.Add("r", "r: 3\nx: 1\n")
 	f.Add("r", "{")
 	f.Add("", "- 1")
 	f.Add("r", "x: 99999999999999999999")
+	f.Add("r", "x: -1")
+	f.Add("r", "x: 1.5")
+	f.Add("r\n2", "x: y")
 	f.Fuzz(func(t *testing.T, key, value string) {
-		c := Parse(&corev1.ConfigMap{Data: map[string]string{key: value}})
+		const other = "zz-other-region"
+		if key == other || len(validation.IsConfigMapKey(key)) > 0 {
+			t.Skip("the API server keeps a ConfigMap from having this key")
+		}
+		c := Parse(&corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "fuzz-region-config"},
+			Data:       map[string]string{key: value, other: "a: 1\n"},
+		})
 		d, err := c.Distances(key)
 		if err != nil {
 			assert.Nil(t, d)
+			assert.Contains(t, err.Error(), fmt.Sprintf("region config garden/fuzz-region-config, region %q: ", key))
+			others, err := c.Distances(other)
+			require.NoError(t, err, "a bad entry fails only its region")
+			assert.Equal(t, map[string]int{"a": 1, other: 0}, others)
 			return
 		}
 		// A parsed entry always knows the distance of its region to itself, and no distance
@@ -179,6 +197,11 @@ func FuzzParse(f *testing.F) {
 		for _, v := range d {
 			assert.GreaterOrEqual(t, v, 0)
 		}
+		out, err := yaml.Marshal(d)
+		require.NoError(t, err)
+		again, err := Parse(&corev1.ConfigMap{Data: map[string]string{key: string(out)}}).Distances(key)
+		require.NoError(t, err, "written out as\n%s", out)
+		assert.Equal(t, d, again)
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	// Named apart: the package's tests have a helper called quantity.
+	qty "github.com/seedscaler/seedscaler/internal/quantity"
 )
 
 // DefaultShootCapacity is the shoots capacity of a seed whose ManagedSeed configures none,
@@ -29,20 +31,20 @@ func ParseDefaultCapacity(value string) (corev1.ResourceList, error) {
 		if item == "" {
 			continue
 		}
-		name, quantity, found := strings.Cut(item, "=")
+		name, amount, found := strings.Cut(item, "=")
 		if !found {
-			name, quantity = gardencorev1beta1.ResourceShoots, item
+			name, amount = gardencorev1beta1.ResourceShoots, item
 		}
-		name, quantity = strings.TrimSpace(name), strings.TrimSpace(quantity)
+		name, amount = strings.TrimSpace(name), strings.TrimSpace(amount)
 		if name == "" {
 			return nil, fmt.Errorf("%q has no resource name: give a number of shoots such as 250, or pairs such as shoots=250", item)
 		}
 		if _, dup := list[corev1.ResourceName(name)]; dup {
-			return nil, fmt.Errorf("resource %s is given twice", name)
+			return nil, fmt.Errorf("%q repeats resource %s (a bare quantity is shoots): give each resource once", item, name)
 		}
-		q, err := resource.ParseQuantity(quantity)
+		q, err := qty.Parse(amount)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %s is not a quantity (%w): give a number of shoots such as 250, or pairs such as shoots=250", item, quantity, err)
+			return nil, fmt.Errorf("%q: %s is not a quantity (%w): give a number of shoots such as 250, or pairs such as shoots=250", item, amount, err)
 		}
 		if q.Sign() < 0 {
 			return nil, fmt.Errorf("%q is negative: a capacity is zero or more", item)

@@ -46,7 +46,7 @@ func TestParseDefaultCapacity(t *testing.T) {
 			assertResources(t, tc.want, got, tc.value)
 		}
 	}
-	for _, bad := range []string{"many", "shoots=-1", "=3", "250,shoots=10"} {
+	for _, bad := range []string{"many", "shoots=-1", "=3", "250,shoots=10", "shoots=92E3372036854775807"} {
 		_, err := ParseDefaultCapacity(bad)
 		assert.Error(t, err, bad)
 	}

@@ -289,7 +289,7 @@ func TestParseOrdinal(t *testing.T) {
 		assert.True(t, ok, name)
 		assert.Equal(t, want, got, name)
 	}
-	for _, name := range []string{"set-", "set-01", "set--1", "set-a", "other-1", "set-1-2", "set-99999999999"} {
+	for _, name := range []string{"set-", "set-01", "set--1", "set-a", "other-1", "set-1-2", "set-99999999999", "set-+1"} {
 		_, ok := parseOrdinal("set", name)
 		assert.False(t, ok, name)
 	}

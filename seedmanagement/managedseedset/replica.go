@@ -50,7 +50,8 @@ func replicaName(setName string, ordinal int32) string {
 // not <set>-<non-negative integer>.
 func parseOrdinal(setName, name string) (int32, bool) {
 	suffix, ok := strings.CutPrefix(name, setName+"-")
-	if !ok || suffix == "" || (len(suffix) > 1 && suffix[0] == '0') {
+	// Digits only: ParseInt would take "+1" too, which no replica name has.
+	if !ok || suffix == "" || (len(suffix) > 1 && suffix[0] == '0') || strings.Trim(suffix, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(suffix, 10, 32)

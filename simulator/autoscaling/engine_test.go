@@ -109,14 +109,16 @@ func TestReadTrace(t *testing.T) {
 	assert.Equal(t, []int{5, 7, 7, 7, 2}, tr.Shoots, "a minute left out keeps the one before")
 
 	for input, want := range map[string]string{
-		"":                            "reading the header",
-		"min,shoots\n0,1\n1,2\n":      `the header is "min,shoots", want minute,shoots`,
-		"minute,shoots\n1,5\n2,5\n":   "the first minute is 1, want 0",
-		"minute,shoots\n0,5\n0,6\n":   "minute 0 comes after minute 0",
-		"minute,shoots\n0,5\n1,-1\n":  `line 3: shoots "-1" is not a whole number of 0 or more`,
-		"minute,shoots\n0,5\nx,1\n":   `line 3: minute "x" is not a whole number of 0 or more`,
-		"minute,shoots\n0,5\n":        "at least two minutes",
-		"minute,shoots\n0,5,9\n1,4\n": "wrong number of fields",
+		"":                                         "reading the header",
+		"min,shoots\n0,1\n1,2\n":                   `the header is "min,shoots", want minute,shoots`,
+		"minute,shoots\n1,5\n2,5\n":                "the first minute is 1, want 0",
+		"minute,shoots\n0,5\n0,6\n":                "minute 0 comes after minute 0",
+		"minute,shoots\n0,5\n1,-1\n":               `line 3: shoots "-1" is not a whole number of 0 or more`,
+		"minute,shoots\n0,5\nx,1\n":                `line 3: minute "x" is not a whole number of 0 or more`,
+		"minute,shoots\n0,5\n":                     "at least two minutes",
+		"minute,shoots\n0,5,9\n1,4\n":              "wrong number of fields",
+		"minute,shoots\n0,5\n99999999999,1\n":      "line 3: minute 99999999999 is beyond a year (527040 minutes)",
+		"minute,shoots\n0,5\n\"1\n\",6\n\"x\",1\n": `line 5: minute "x" is not a whole number`,
 	} {
 		_, err := ReadTrace(strings.NewReader(input))
 		assert.ErrorContains(t, err, want, "input %q", input)

@@ -81,8 +81,12 @@ func workday(hour float64) float64 {
 	return smooth(7.5, 9.5) - smooth(17, 20)
 }
 
+// MaxTraceMinutes bounds a trace read from a file: a year of minutes. A minute left out is
+// filled in, so without a bound one row could ask for any amount of memory.
+const MaxTraceMinutes = 366 * 24 * 60
+
 // ReadTrace reads a trace as CSV with the header minute,shoots: one row per minute from 0,
-// in order; a minute left out keeps the shoots of the one before.
+// in order, up to MaxTraceMinutes; a minute left out keeps the shoots of the one before.
 func ReadTrace(r io.Reader) (Trace, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = 2
@@ -95,19 +99,22 @@ func ReadTrace(r io.Reader) (Trace, error) {
 		return Trace{}, fmt.Errorf("trace: the header is %q, want minute,shoots", strings.Join(header, ","))
 	}
 	var t Trace
-	line := 1
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line++
 		if err != nil {
 			return Trace{}, fmt.Errorf("trace: %w", err)
 		}
+		// The line the row starts on: a quoted field may span lines.
+		line, _ := cr.FieldPos(0)
 		minute, err := strconv.Atoi(strings.TrimSpace(rec[0]))
 		if err != nil || minute < 0 {
 			return Trace{}, fmt.Errorf("trace line %d: minute %q is not a whole number of 0 or more", line, rec[0])
+		}
+		if minute >= MaxTraceMinutes {
+			return Trace{}, fmt.Errorf("trace line %d: minute %d is beyond a year (%d minutes); shorten the trace", line, minute, MaxTraceMinutes)
 		}
 		shoots, err := strconv.Atoi(strings.TrimSpace(rec[1]))
 		if err != nil || shoots < 0 {
