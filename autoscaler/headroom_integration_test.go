@@ -82,7 +82,10 @@ func TestHeadroomKeepsFreeShootSlots(t *testing.T) {
 	require.Eventually(t, func() bool { return f.specReplicas() == 4 }, timeout, tick)
 	assert.Equal(t, []string{"3 → 4: a headroom of 50 shoots needs 4 replicas: 45 free on 3 ready seeds, 100 shoots per seed added or removed"},
 		f.eventsOnceThere("SuccessfulRescale", 1))
-	assert.Equal(t, ptr.To[int32](45), f.get().Status.Headroom.FreeShoots)
+	// The status is written after the scale: wait for it rather than read it once.
+	f.waitForStatus("45 free shoots", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
+		return st.Headroom != nil && ptr.Deref(st.Headroom.FreeShoots, -1) == 45
+	})
 
 	// Without spec.headroom, status has none.
 	sa = f.get()
