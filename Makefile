@@ -160,7 +160,7 @@ demo-cluster: build image node-packages ## The demo with the parts as the chart'
 
 .PHONY: test
 test: verify fuzz tools image node-packages ## Everything a change must pass: verify, fuzzing, unit, integration and node tests.
-	$(TEST_ENV) $(GO) test -count=1 -tags integration ./...
+	$(TEST_ENV) $(GO) test -count=1 -timeout 60m -tags integration ./...
 
 # The layers of `make test`, each usable alone (docs/development.md): unit tests need no tool;
 # integration runs every package but the end-to-end and node suites with the real binaries;
@@ -190,17 +190,17 @@ test-unit: ## The unit tests alone: plain `go test ./...`, no tools needed.
 .PHONY: test-integration
 test-integration: ## Unit and integration tests of every package but the end-to-end and node suites.
 	$(TOOLS) envtest prometheus promtool helm gardener
-	$(TEST_ENV) $(GO) test -count=1 -tags integration $(INTEGRATION_PKGS)
+	$(TEST_ENV) $(GO) test -count=1 -timeout 60m -tags integration $(INTEGRATION_PKGS)
 
 .PHONY: test-e2e
 test-e2e: ## The whole stack on loopback (test/e2e) and against a real Gardener garden (test/garden).
 	$(TOOLS) envtest prometheus promtool helm gardener
-	$(TEST_ENV) $(GO) test -count=1 -tags integration $(E2E_PKGS)
+	$(TEST_ENV) $(GO) test -count=1 -timeout 60m -tags integration $(E2E_PKGS)
 
 .PHONY: test-node
 test-node: image node-packages ## The chart's pods on a real one-node cluster, beside Gardener too (root).
 	$(TOOLS) envtest prometheus promtool helm node gardener
-	$(TEST_ENV) $(GO) test -count=1 -tags integration $(NODE_PKGS)
+	$(TEST_ENV) $(GO) test -count=1 -timeout 60m -tags integration $(NODE_PKGS)
 
 .PHONY: bench
 bench: tools ## Run the benchmarks (figures go into docs/performance.md).

@@ -308,6 +308,15 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, exprs, drainPanel)
 	delete(exprs, drainPanel)
+	// The scale-ahead panels show forecasts once they were judged a lead time after they were
+	// made and are in use, which a run of minutes with one step of demand need not reach;
+	// TestDashboardQueriesTheAutoscalersRealSeries (autoscaler) checks each of them against
+	// a real Prometheus scraping the autoscaler.
+	for where := range exprs {
+		if strings.Contains(where, " / Autoscaling / Scale ahead: ") {
+			delete(exprs, where)
+		}
+	}
 	for where, expr := range exprs {
 		res, _, _, err := prom.Query(ctx, dashboards.Resolve(expr, ".*"), time.Now())
 		if assert.NoError(t, err, "%s: %s", where, expr) {
