@@ -124,10 +124,10 @@ func TestDisruptionBudgetHoldsTheRemovalOfEmptySeeds(t *testing.T) {
 	require.Eventually(t, func() bool { return f.specReplicas() == 1 }, timeout, tick, "the next empty seed goes once the first is gone")
 
 	// A schedule the apiserver's pattern lets through but cron does not read.
-	sa := f.get()
-	sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].Schedule = "0 25 * * *"
-	sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].DurationSeconds = 3600
-	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.updateAutoscaler(func(sa *autoscalingv1alpha1.SeedAutoscaler) {
+		sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].Schedule = "0 25 * * *"
+		sa.Spec.Behavior.ScaleDown.Consolidation.Budgets[1].DurationSeconds = 3600
+	})
 	require.Eventually(t, func() bool {
 		return f.condition(autoscalingv1alpha1.SeedAutoscalerDisruptionBudgetsValid).Reason == "InvalidDisruptionBudget"
 	}, timeout, tick)

@@ -168,9 +168,9 @@ func TestConsolidationDrainsTheSeedOfTheHighestScore(t *testing.T) {
 
 	// A lower minimum applies from the next scoring, once the window after the rejection
 	// has passed.
-	sa := f.get()
-	sa.Spec.Behavior.ScaleDown.Consolidation.MinScore = ptr.To(resource.MustParse("0.3"))
-	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.updateAutoscaler(func(sa *autoscalingv1alpha1.SeedAutoscaler) {
+		sa.Spec.Behavior.ScaleDown.Consolidation.MinScore = ptr.To(resource.MustParse("0.3"))
+	})
 	f.waitForEvaluation()
 	assert.Never(t, func() bool { return drainAnnotation(t, f, "consolidation-score-0") != "" }, time.Second, tick, "no scoring within the window")
 	f.clock.Step(61 * time.Second)

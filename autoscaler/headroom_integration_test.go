@@ -88,8 +88,6 @@ func TestHeadroomKeepsFreeShootSlots(t *testing.T) {
 	})
 
 	// Without spec.headroom, status has none.
-	sa = f.get()
-	sa.Spec.Headroom = nil
-	require.NoError(t, env.Client.Update(f.ctx, sa))
+	f.updateAutoscaler(func(sa *autoscalingv1alpha1.SeedAutoscaler) { sa.Spec.Headroom = nil })
 	f.waitForStatus("no headroom", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool { return st.Headroom == nil })
 }

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	emv1beta1 "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
@@ -232,6 +233,17 @@ func newFixture(t *testing.T, name string) *fixture {
 func (f *fixture) createSet(replicas int32, annotations map[string]string) *seedmanagementv1alpha1.ManagedSeedSet {
 	f.t.Helper()
 	return f.createSetWith(replicas, annotations, nil)
+}
+
+// updateAutoscaler changes the fixture's SeedAutoscaler, reading it afresh after a conflict
+// with the controller's status writes.
+func (f *fixture) updateAutoscaler(mutate func(*autoscalingv1alpha1.SeedAutoscaler)) {
+	f.t.Helper()
+	require.NoError(f.t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		sa := f.get()
+		mutate(sa)
+		return env.Client.Update(f.ctx, sa)
+	}))
 }
 
 // createSetWith is createSet with mutate applied to the set before it is created.
