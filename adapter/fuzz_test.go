@@ -270,7 +270,7 @@ func FuzzParseClientConfig(f *testing.F) {
 		// read as the file asks, which is no question for the parser.
 		for _, s := range []string{"dev", "proc", "sys", `\`} {
 			if strings.Contains(string(content), s) {
-				t.Skip("names a device or kernel file, or escapes one")
+				return // outside what the parser is given: names a device or kernel file, or escapes one
 			}
 		}
 		if _, err := parseClientConfig(content, dir); err != nil {
@@ -315,7 +315,7 @@ func FuzzExternalRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, selector string) {
 		sel, err := labels.Parse(selector)
 		if err != nil {
-			t.Skip("the API server refuses the selector before the adapter sees it")
+			return // outside what the parser is given: the API server refuses the selector before the adapter sees it
 		}
 		params, rest, err := rule.query.takeParams(sel)
 		if err != nil {

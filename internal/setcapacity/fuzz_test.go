@@ -38,7 +38,7 @@ func FuzzNewReplicaShoots(f *testing.F) {
 		set := demo.DeepCopy()
 		set.Annotations = map[string]string{Annotation: annotation}
 		if !setTemplate(set, capacity, reserved) {
-			t.Skip("not a quantity, or one whose exponent resource.ParseQuantity takes hours over")
+			return // outside what the parser is given: not a quantity, or one whose exponent resource.ParseQuantity takes hours over
 		}
 		without := set.DeepCopy()
 		delete(without.Annotations, Annotation)

@@ -175,7 +175,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, value string) {
 		const other = "zz-other-region"
 		if key == other || len(validation.IsConfigMapKey(key)) > 0 {
-			t.Skip("the API server keeps a ConfigMap from having this key")
+			return // outside what the parser is given: the API server keeps a ConfigMap from having this key
 		}
 		c := Parse(&corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "fuzz-region-config"},
