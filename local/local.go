@@ -39,6 +39,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
 	"github.com/seedscaler/seedscaler/internal/testing/garden"
 	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Options configure a local run.
@@ -558,7 +559,7 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 	if set.Spec.Replicas != nil {
 		spec = *set.Spec.Replicas
 	}
-	s := takeSample(elapsed, shoots.Items, seeds.Items, countUsage(shoots.Items), &set, &sa)
+	s := takeSample(elapsed, shoots.Items, seeds.Items, usage.PerSeed(shoots.Items), &set, &sa)
 	s.ScaledOutAhead = countScaledOutAhead(evs.Items, &sa)
 	return s, spec, shoots.Items, nil
 }

@@ -16,7 +16,6 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/internal/membership"
-	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // Sample is the state of the landscape at one moment of a local run.
@@ -162,17 +161,6 @@ type scaleEvent struct {
 
 func (e scaleEvent) String() string {
 	return fmt.Sprintf("%d → %d at %s", e.From, e.To, e.Elapsed.Truncate(time.Second))
-}
-
-// countUsage is usage.SeedNames over every shoot, for samples of a landscape read from a cache.
-func countUsage(shoots []gardencorev1beta1.Shoot) map[string]int {
-	counts := map[string]int{}
-	for i := range shoots {
-		for _, seed := range usage.SeedNames(&shoots[i]) {
-			counts[seed]++
-		}
-	}
-	return counts
 }
 
 // renderView renders the live view: the current state and the recent samples as a table.

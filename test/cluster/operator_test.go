@@ -334,12 +334,12 @@ func (w *watch) sample(ctx context.Context, c client.Client) {
 	} else {
 		w.replicas = r
 	}
-	count := shootsPerSeed(shoots.Items)
+	count := usage.PerSeed(shoots.Items)
 	existing := map[string]bool{}
 	for _, s := range seeds.Items {
 		existing[s.Name] = true
 	}
-	w.broken = append(w.broken, overfilled(seeds.Items, count)...)
+	w.broken = append(w.broken, usage.Overfilled(seeds.Items, count)...)
 	for seed := range w.hosted {
 		if !existing[seed] && count[seed] > 0 {
 			w.broken = append(w.broken, fmt.Sprintf("seed %s was deleted while %d shoots used it", seed, count[seed]))
@@ -351,28 +351,6 @@ func (w *watch) sample(ctx context.Context, c client.Client) {
 			w.hosted[seed] = true
 		}
 	}
-}
-
-// shootsPerSeed counts the shoots on each seed, a migrating shoot on both.
-func shootsPerSeed(shoots []gardencorev1beta1.Shoot) map[string]int {
-	count := map[string]int{}
-	for i := range shoots {
-		for _, seed := range usage.SeedNames(&shoots[i]) {
-			count[seed]++
-		}
-	}
-	return count
-}
-
-// overfilled names the seeds that host more shoots than their allocatable.
-func overfilled(seeds []gardencorev1beta1.Seed, count map[string]int) []string {
-	var over []string
-	for _, s := range seeds {
-		if q, ok := s.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok && int64(count[s.Name]) > q.Value() {
-			over = append(over, fmt.Sprintf("seed %s hosts %d shoots, above its allocatable %d", s.Name, count[s.Name], q.Value()))
-		}
-	}
-	return over
 }
 
 func (w *watch) lastDecision() time.Time {

@@ -30,6 +30,7 @@ import (
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/testing/cluster"
+	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/local"
 )
 
@@ -99,7 +100,7 @@ func TestUpgradeFromThePreviousRelease(t *testing.T) {
 		var seeds gardencorev1beta1.SeedList
 		var shoots gardencorev1beta1.ShootList
 		if c.List(ctx, &seeds) == nil && c.List(ctx, &shoots) == nil {
-			broken = append(broken, overfilled(seeds.Items, shootsPerSeed(shoots.Items))...)
+			broken = append(broken, usage.Overfilled(seeds.Items, usage.PerSeed(shoots.Items))...)
 		}
 	}
 	set := func() *seedmanagementv1alpha1.ManagedSeedSet {

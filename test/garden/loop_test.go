@@ -4,7 +4,6 @@ package garden
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,17 +79,5 @@ func overfilledSeeds(t *testing.T, ctx context.Context, c client.Client) []strin
 	require.NoError(t, c.List(ctx, seeds))
 	shoots := &gardencorev1beta1.ShootList{}
 	require.NoError(t, c.List(ctx, shoots))
-	used := map[string]int64{}
-	for i := range shoots.Items {
-		for _, seed := range usage.SeedNames(&shoots.Items[i]) {
-			used[seed]++
-		}
-	}
-	var over []string
-	for _, seed := range seeds.Items {
-		if q, ok := seed.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok && used[seed.Name] > q.Value() {
-			over = append(over, fmt.Sprintf("%s: %d shoots, %d allocatable", seed.Name, used[seed.Name], q.Value()))
-		}
-	}
-	return over
+	return usage.Overfilled(seeds.Items, usage.PerSeed(shoots.Items))
 }
