@@ -23,7 +23,7 @@ PROMTOOL       = $(shell $(TOOLS) --dir promtool)/promtool
 ENVTEST_DIR    = $(shell $(TOOLS) --dir envtest)
 GARDENER_DIR   = $(shell $(TOOLS) --dir gardener-apiserver)
 
-# What integration tests read to find the real binaries (internal/testing/testenv), and the image
+# What integration tests read to find the real binaries (test/framework/testenv), and the image
 # the tests on the one-node cluster install.
 TEST_ENV = KUBEBUILDER_ASSETS=$(ENVTEST_DIR) SEEDSCALER_PROMETHEUS=$(PROMETHEUS) \
            SEEDSCALER_PROMTOOL=$(PROMTOOL) SEEDSCALER_HELM=$(HELM) \
@@ -110,8 +110,6 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	  echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
-	$(GO) vet -tags dev ./cmd/...
-	$(GO) vet -tags dev,integration ./cmd/...
 	@# Tests that need a kube-apiserver or a tool binary only build with -tags integration,
 	@# so that plain `go test ./...` runs without tools: everything under test/, and any
 	@# test file that starts an environment or asks for a tool.
@@ -127,8 +125,9 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	if [ -n "$$hist" ]; then echo "docs or code speak of how work went, not of the product:"; echo "$$hist"; exit 1; fi
 
 .PHONY: build
-build: ## Build bin/seedscaler: the parts, plus `local` and `simulate` (the development build).
-	$(GO) build -tags dev -ldflags "$(LDFLAGS)" -o bin/seedscaler ./cmd/seedscaler
+build: ## Build bin/seedscaler (the parts) and bin/seedscaler-dev (the demo, the simulator, the benchmarks).
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/seedscaler ./cmd/seedscaler
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/seedscaler-dev ./cmd/seedscaler-dev
 
 .PHONY: image
 image: ## Write the image the chart installs as bin/seedscaler-image.tar (no Docker engine needed).
@@ -142,7 +141,7 @@ DEMO_FLAGS ?=
 .PHONY: demo
 demo: build ## Run the whole stack locally against a simulated day of demand (~6 min).
 	$(TOOLS) envtest prometheus
-	$(TEST_ENV) bin/seedscaler local $(DEMO_FLAGS)
+	$(TEST_ENV) bin/seedscaler-dev local $(DEMO_FLAGS)
 
 .PHONY: cluster-up
 cluster-up: image node-packages ## Start a one-node cluster with the image imported; prints its kubeconfig last.
@@ -156,7 +155,7 @@ cluster-down: ## Stop the one-node cluster and undo everything cluster-up did.
 .PHONY: demo-cluster
 demo-cluster: build image node-packages ## The demo with the parts as the chart's pods on a one-node cluster (root).
 	$(TOOLS) envtest prometheus node
-	$(TEST_ENV) bin/seedscaler local --cluster --image bin/seedscaler-image.tar $(DEMO_FLAGS)
+	$(TEST_ENV) bin/seedscaler-dev local --cluster --image bin/seedscaler-image.tar $(DEMO_FLAGS)
 
 .PHONY: test
 test: verify fuzz tools image node-packages ## Everything a change must pass: verify, fuzzing, unit, integration and node tests.
@@ -229,7 +228,7 @@ bench-fleet: build ## Measure every process of the stack on a fleet of FLEET_SEE
 	$(TOOLS) envtest prometheus
 	@# The parts run as the image's build (no development packages), as deployed.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-parts ./cmd/seedscaler
-	$(TEST_ENV) bin/seedscaler local --profile fleet --fleet-seeds $(FLEET_SEEDS) --duration $(FLEET_DURATION) \
+	$(TEST_ENV) bin/seedscaler-dev local --profile fleet --fleet-seeds $(FLEET_SEEDS) --duration $(FLEET_DURATION) \
 	  --parts-binary bin/seedscaler-parts
 
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
@@ -240,7 +239,7 @@ WEEK ?=
 
 .PHONY: bench-autoscaling
 bench-autoscaling: build ## Measure the autoscaler's policies on a week of demand in simulated time (report/<timestamp>/).
-	bin/seedscaler bench-autoscaling $(if $(TRACE),--trace $(TRACE)) $(if $(WEEK),--week $(WEEK))
+	bin/seedscaler-dev bench-autoscaling $(if $(TRACE),--trace $(TRACE)) $(if $(WEEK),--week $(WEEK))
 
 # The landscape `make scheduler-diff` compares the two schedulers on, and their strategy.
 LANDSCAPE ?= examples/gardener/scheduler-diff.yaml
@@ -254,4 +253,4 @@ scheduler-diff: ## Place LANDSCAPE's shoots under gardener-scheduler and seedsca
 .PHONY: demo-gardener
 demo-gardener: build ## The demo's day in a real Gardener garden: gardener-apiserver, -scheduler and -controller-manager beside the parts.
 	$(TOOLS) envtest prometheus gardener
-	$(TEST_ENV) bin/seedscaler local --gardener $(DEMO_FLAGS)
+	$(TEST_ENV) bin/seedscaler-dev local --gardener $(DEMO_FLAGS)

@@ -26,9 +26,9 @@ import (
 
 	"github.com/seedscaler/seedscaler/internal/app"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/process"
-	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/process"
+	"github.com/seedscaler/seedscaler/test/framework/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // BenchmarkListSeedUsageThroughTheAggregator measures what the autoscaler waits for: a list

@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedscaler/seedscaler/internal/metricsdoc"
+	"github.com/seedscaler/seedscaler/test/framework/metricsdoc"
 )
 
 // The Adapter section of docs/metrics.md lists exactly the adapter's own metrics, each with

@@ -29,7 +29,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/pki"
-	"github.com/seedscaler/seedscaler/internal/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 )
 
 // secretVolume is a directory written as the kubelet writes a Secret's volume: the files

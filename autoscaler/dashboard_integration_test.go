@@ -20,9 +20,9 @@ import (
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
-	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/dashboards"
+	"github.com/seedscaler/seedscaler/test/framework/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 var autoscalerMetric = regexp.MustCompile(`\bseedscaler_autoscaler_[a-z0-9_]+`)

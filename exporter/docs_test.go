@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedscaler/seedscaler/internal/metricsdoc"
+	"github.com/seedscaler/seedscaler/test/framework/metricsdoc"
 )
 
 // The Exporter section of docs/metrics.md lists exactly the metrics the collector emits,

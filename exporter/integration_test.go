@@ -24,8 +24,8 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // env is the real kube-apiserver and etcd the integration tests share.

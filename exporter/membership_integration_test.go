@@ -22,8 +22,8 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/membership"
-	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // createGardenerSet creates, in the garden namespace, a ManagedSeedSet from the GEP's

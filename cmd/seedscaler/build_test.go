@@ -9,25 +9,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The test harness and the report's plotting must stay out of the shipped binary: envtest
+// The test harness, the development commands and the report's plotting
+// (cmd/seedscaler-dev) must stay out of the shipped binary: envtest
 // creates a directory under /tmp when its package initializes, which panics every part on
 // the chart's read-only root file system.
 var devOnly = []string{
 	"sigs.k8s.io/controller-runtime/pkg/envtest",
 	"sigs.k8s.io/controller-runtime/pkg/internal/testing/",
-	"github.com/seedscaler/seedscaler/internal/testing/testenv",
-	"github.com/seedscaler/seedscaler/local",
-	"github.com/seedscaler/seedscaler/simulator",
+	"github.com/seedscaler/seedscaler/test/",
+	"github.com/seedscaler/seedscaler/dev/",
 	"gonum.org/v1/plot",
 }
 
-func linked(t *testing.T, tags ...string) []string {
+func linked(t *testing.T) []string {
 	t.Helper()
-	args := []string{"list", "-deps"}
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
-	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return strings.Fields(string(out))
 }
@@ -53,11 +49,4 @@ func TestShippedBinaryLinksNoTestHarnessNorPlotting(t *testing.T) {
 // verifies a Prometheus, Thanos Querier or Mimir whose certificate a public CA signed.
 func TestShippedBinaryCarriesCARoots(t *testing.T) {
 	assert.NotEmpty(t, matching(linked(t), []string{"golang.org/x/crypto/x509roots/fallback"}), "the shipped build has no CA roots of its own")
-}
-
-func TestDevelopmentBuildHasTheDemoAndTheSimulator(t *testing.T) {
-	dev := matching(linked(t, "dev"), devOnly)
-	for _, pkg := range []string{"github.com/seedscaler/seedscaler/local", "github.com/seedscaler/seedscaler/simulator", "sigs.k8s.io/controller-runtime/pkg/envtest"} {
-		assert.Contains(t, dev, pkg)
-	}
 }

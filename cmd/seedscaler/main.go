@@ -1,9 +1,7 @@
 // Command seedscaler runs one part of seedscaler per subcommand; every part is its own
-// Deployment of the same image.
-//
-// The image holds the shipped build: the parts and nothing else. Built with the tag `dev`
-// (`make build`), the binary also has `local` and `simulate`, the demo and the simulator,
-// which link the test harness (envtest) and plotting; dev.go registers them.
+// Deployment of the same image, which holds this binary and nothing else. The demo, the
+// simulator and the benchmarks are cmd/seedscaler-dev, a binary of their own, so that the
+// test harness and plotting stay out of this one.
 package main
 
 import (
@@ -57,7 +55,6 @@ func rootCommand() (*cobra.Command, *app.Logging) {
 		adapterCommand(),
 		prepareUninstallCommand(),
 	)
-	root.AddCommand(devCommands()...)
 	return root, logging
 }
 

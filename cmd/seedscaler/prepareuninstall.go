@@ -6,10 +6,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/seedscaler/seedscaler/autoscaler"
-	"github.com/seedscaler/seedscaler/internal/uninstall"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseedset"
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"
+	"github.com/seedscaler/seedscaler/uninstall"
 )
 
 // releaseParts are the Leases each subcommand the chart deploys may take: its leader

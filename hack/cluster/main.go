@@ -1,5 +1,5 @@
 // Command cluster brings up and tears down the one-node Kubernetes cluster that runs the
-// Helm chart's pods on this machine (internal/testing/cluster says what it runs). It needs
+// Helm chart's pods on this machine (test/framework/cluster says what it runs). It needs
 // root. `make cluster-up` and `make cluster-down` run it.
 //
 //	go run ./hack/cluster up [--dir DIR] [--image TARBALL]...   last line: the kubeconfig path
@@ -14,8 +14,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/seedscaler/seedscaler/internal/testing/cluster"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/cluster"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 type images []string

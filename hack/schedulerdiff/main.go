@@ -20,8 +20,8 @@ import (
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/seedscaler/seedscaler/internal/testing/schedulerdiff"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/schedulerdiff"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 func main() {

@@ -21,8 +21,8 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // benchRounds numbers the rounds of BenchmarkBindShoots in this process, which the testing

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/seedscaler/seedscaler/internal/metricsdoc"
+	"github.com/seedscaler/seedscaler/test/framework/metricsdoc"
 )
 
 // The Scheduler section of docs/metrics.md lists exactly the metrics the scheduler

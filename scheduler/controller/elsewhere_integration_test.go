@@ -16,8 +16,8 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // Beside gardener-scheduler, the shoots it cannot place ask for seeds too: a shoot of

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 	"k8s.io/client-go/rest"
 )
 

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 var env *testenv.Environment

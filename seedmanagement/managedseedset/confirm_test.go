@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // TestScaleInConfirmsOnTheAPIServerThatTheSeedIsEmpty gives an actuator a usage index that

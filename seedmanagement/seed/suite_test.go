@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // testGracePeriod is short so the integration test sees heartbeats go stale quickly; the

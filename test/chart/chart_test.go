@@ -30,8 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/manifest"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // kubeVersion is the Kubernetes version charts are rendered for (the envtest apiserver's).

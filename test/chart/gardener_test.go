@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	schedulerconfig "github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // gardenerAPIService is an APIService as gardener-apiserver registers it: the group version

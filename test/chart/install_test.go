@@ -28,11 +28,11 @@ import (
 
 	"github.com/seedscaler/seedscaler/autoscaler"
 	"github.com/seedscaler/seedscaler/internal/objectlock"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
-	"github.com/seedscaler/seedscaler/internal/uninstall"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseed"
 	"github.com/seedscaler/seedscaler/seedmanagement/managedseedset"
 	"github.com/seedscaler/seedscaler/seedmanagement/seed"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
+	"github.com/seedscaler/seedscaler/uninstall"
 )
 
 // apiServer starts a kube-apiserver without CRDs (the chart brings them), stopped when the

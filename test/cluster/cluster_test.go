@@ -1,7 +1,7 @@
 //go:build integration
 
 // Package cluster installs the Helm chart onto a real one-node Kubernetes cluster (kubelet,
-// containerd, kube-proxy, CoreDNS; internal/testing/cluster) from the image `make image`
+// containerd, kube-proxy, CoreDNS; test/framework/cluster) from the image `make image`
 // wrote, into a namespace that enforces the restricted Pod Security Standard, and checks
 // what only pods on a node show: the image starts under the chart's security context,
 // probes pass, each part's ServiceAccount and RBAC suffice, the adapter's APIService is
@@ -38,13 +38,13 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/aggregation"
+	"github.com/seedscaler/seedscaler/dev/local"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/scheme"
-	"github.com/seedscaler/seedscaler/internal/testing/cluster"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
-	"github.com/seedscaler/seedscaler/local"
+	"github.com/seedscaler/seedscaler/test/framework/aggregation"
+	"github.com/seedscaler/seedscaler/test/framework/cluster"
+	"github.com/seedscaler/seedscaler/test/framework/process"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 const (

@@ -28,14 +28,14 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/aggregation"
+	"github.com/seedscaler/seedscaler/dev/local"
+	"github.com/seedscaler/seedscaler/dev/simulator"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/process"
 	"github.com/seedscaler/seedscaler/internal/scheme"
-	"github.com/seedscaler/seedscaler/internal/testing/cluster"
-	gardenenv "github.com/seedscaler/seedscaler/internal/testing/garden"
-	"github.com/seedscaler/seedscaler/local"
-	"github.com/seedscaler/seedscaler/simulator"
+	"github.com/seedscaler/seedscaler/test/framework/aggregation"
+	"github.com/seedscaler/seedscaler/test/framework/cluster"
+	gardenenv "github.com/seedscaler/seedscaler/test/framework/garden"
+	"github.com/seedscaler/seedscaler/test/framework/process"
 )
 
 const (

@@ -28,11 +28,11 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/dev/local"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/process"
-	"github.com/seedscaler/seedscaler/internal/testing/cluster"
 	"github.com/seedscaler/seedscaler/internal/usage"
-	"github.com/seedscaler/seedscaler/local"
+	"github.com/seedscaler/seedscaler/test/framework/cluster"
+	"github.com/seedscaler/seedscaler/test/framework/process"
 )
 
 // kps is the release label the operator's Prometheus selects ServiceMonitors and rules by,

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/manifest"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // Every manifest in examples/ must apply as it is, with strict field validation: the

@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 var env *testenv.Environment

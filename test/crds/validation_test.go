@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/seedscaler/seedscaler/internal/manifest"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/manifest"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // mutation changes one thing of a valid object.

@@ -22,9 +22,9 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/test/framework/dashboards"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // An operator drains a seed of the demo set with `kubectl annotate managedseed ...

@@ -1,6 +1,6 @@
 //go:build integration
 
-// Package e2e runs the whole stack as `seedscaler local` does (etcd, kube-apiserver with
+// Package e2e runs the whole stack as `seedscaler-dev local` does (etcd, kube-apiserver with
 // aggregation, Prometheus, the adapter as an APIService, every controller as a child
 // process of the real binary, the simulator playing gardenlets) and checks the promises
 // that only hold for the parts together: demand grows the set through the real metrics
@@ -37,11 +37,11 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/dev/local"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
 	"github.com/seedscaler/seedscaler/internal/usage"
-	"github.com/seedscaler/seedscaler/local"
+	"github.com/seedscaler/seedscaler/test/framework/dashboards"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 const (

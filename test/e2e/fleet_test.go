@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
 
-	"github.com/seedscaler/seedscaler/local"
+	"github.com/seedscaler/seedscaler/dev/local"
 )
 
 // The fleet profile at its smallest, ten seeds in one set and 1,000 tenant shoots, through

@@ -24,8 +24,8 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/stats"
-	"github.com/seedscaler/seedscaler/local"
+	"github.com/seedscaler/seedscaler/dev/local"
+	"github.com/seedscaler/seedscaler/test/framework/stats"
 )
 
 // stage is a point a step of demand reaches on its way through the loop.

@@ -26,9 +26,9 @@ import (
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/dev/local"
 	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
-	"github.com/seedscaler/seedscaler/local"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 const (
@@ -84,7 +84,7 @@ func reactionConfigFromEnv(root string) (reactionConfig, error) {
 }
 
 // BenchmarkReaction measures how fast the whole loop reacts to a step of demand, stage by
-// stage, on the stack as `seedscaler local` runs it (exporter and scheduler → Prometheus →
+// stage, on the stack as `seedscaler-dev local` runs it (exporter and scheduler → Prometheus →
 // adapter → autoscaler → set controller → seed controller, the simulator playing
 // gardenlets). Each up step creates shoots that need one or two more seeds; each down step
 // deletes them, and the set scales back in to one seed. Per step it measures, from the

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/seedscaler/seedscaler/internal/testing/garden"
+	"github.com/seedscaler/seedscaler/test/framework/garden"
 )
 
 const (
@@ -59,7 +59,7 @@ demand:
 }
 
 // Gardener's own ManagedSeedSet controller, gardener-controller-manager's, scales a set out
-// and back in while `seedscaler simulate` plays the gardenlets on Gardener's API: it creates
+// and back in while `seedscaler-dev simulate` plays the gardenlets on Gardener's API: it creates
 // each replica's Shoot, waits until the shoot is reconciled, creates its ManagedSeed, and waits
 // until the ManagedSeed is registered, the Seed is ready and the shoot is healthy, all of
 // which only the simulated gardenlets write; on scale-in it deletes a replica's ManagedSeed,

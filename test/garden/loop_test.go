@@ -18,8 +18,8 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/dev/local"
 	"github.com/seedscaler/seedscaler/internal/usage"
-	"github.com/seedscaler/seedscaler/local"
 )
 
 // The whole loop in a real garden, as `make demo-gardener` runs it: the demo's day of tenant

@@ -18,9 +18,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedscaler/seedscaler/internal/process"
-	"github.com/seedscaler/seedscaler/internal/testing/garden"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/garden"
+	"github.com/seedscaler/seedscaler/test/framework/process"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 var (
@@ -83,8 +83,8 @@ func startPart(t *testing.T, g *garden.Garden, name string, args ...string) *pro
 	return startProcess(t, g, seedscaler, name, args...)
 }
 
-// startSimulator runs `seedscaler simulate` (a development build) against the garden, as
-// `seedscaler local` runs it, and stops it when the test ends.
+// startSimulator runs `seedscaler-dev simulate` (a development build) against the garden, as
+// `seedscaler-dev local` runs it, and stops it when the test ends.
 func startSimulator(t *testing.T, g *garden.Garden, args ...string) *process.Process {
 	t.Helper()
 	bin, err := developmentBuild()

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedscaler/seedscaler/internal/testing/schedulerdiff"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/schedulerdiff"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // On the project's landscape (every filter, both strategies), seedscaler's scheduler with

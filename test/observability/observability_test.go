@@ -24,8 +24,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
-	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/dashboards"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 func root(t *testing.T) string {

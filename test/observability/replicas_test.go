@@ -22,9 +22,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedscaler/seedscaler/internal/dashboards"
-	"github.com/seedscaler/seedscaler/internal/promrunner"
-	"github.com/seedscaler/seedscaler/internal/testing/testenv"
+	"github.com/seedscaler/seedscaler/test/framework/dashboards"
+	"github.com/seedscaler/seedscaler/test/framework/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // The landscape's half hour of samples, one a minute, ending at queryTime.

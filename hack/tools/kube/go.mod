@@ -1,5 +1,5 @@
 // Tools module: builds the real kube-apiserver and etcd that integration tests,
-// the e2e suite and `seedscaler local` run. Kept apart from the main module so its
+// the e2e suite and `seedscaler-dev local` run. Kept apart from the main module so its
 // huge dependency graph never leaks into the product's go.mod.
 module github.com/seedscaler/seedscaler/hack/tools/kube
 

@@ -1,5 +1,5 @@
 // Tools module: builds the real Prometheus server and promtool used by the
-// metrics-path tests, the alert-rule tests and `seedscaler local`.
+// metrics-path tests, the alert-rule tests and `seedscaler-dev local`.
 module github.com/seedscaler/seedscaler/hack/tools/prometheus
 
 go 1.26.0

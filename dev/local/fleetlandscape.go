@@ -1,0 +1,198 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/dev/simulator"
+	"github.com/seedscaler/seedscaler/test/framework/manifest"
+)
+
+// The fleet landscape is the demo's, many times over: its root seed, ManagedSeedSet and
+// SeedAutoscaler are the templates, placed once per region and set of simulator.FleetSets.
+
+// fleetSoil names the root seed of a region: it hosts the control planes of the seeds there.
+func fleetSoil(provider, region string) string { return "soil-" + provider + "-" + region }
+
+// FleetLandscape returns the objects of a fleet of seeds seeds, read from the demo's
+// manifests in the repository at root: the garden namespace, the three providers' region
+// configs and CloudProfiles, a root seed per region, and per set a ManagedSeedSet at its
+// replicas and a SeedAutoscaler that keeps it between them and twice as many.
+func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error) {
+	read := func(file string) (*unstructured.Unstructured, error) {
+		objs, err := manifest.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			return nil, err
+		}
+		if len(objs) != 1 {
+			return nil, fmt.Errorf("%s holds %d objects, want one", file, len(objs))
+		}
+		return objs[0], nil
+	}
+	var out []*unstructured.Unstructured
+	ns, err := read("examples/00-namespace.yaml")
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, ns)
+	for _, p := range simulator.FleetProviders() {
+		cm, err := read("examples/region-config/" + p + "-region-config.yaml")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cm)
+	}
+	soilTemplate, err := read("examples/demo/10-soil.yaml")
+	if err != nil {
+		return nil, err
+	}
+	setTemplate, err := read("examples/demo/20-managedseedset.yaml")
+	if err != nil {
+		return nil, err
+	}
+	autoscalerTemplate, err := read("examples/demo/30-seedautoscaler.yaml")
+	if err != nil {
+		return nil, err
+	}
+
+	sets := simulator.FleetSets(seeds)
+	regions := map[string][]any{} // provider -> CloudProfile regions
+	soils := map[string]bool{}
+	var objs []*unstructured.Unstructured
+	for _, s := range sets {
+		zones := make([]any, len(s.Zones))
+		zoneNames := make([]any, len(s.Zones))
+		for i, z := range s.Zones {
+			zones[i], zoneNames[i] = map[string]any{"name": z}, z
+		}
+		if soil := fleetSoil(s.Provider, s.Region); !soils[soil] {
+			soils[soil] = true
+			regions[s.Provider] = append(regions[s.Provider], map[string]any{"name": s.Region, "zones": zones})
+			o := soilTemplate.DeepCopy()
+			o.SetName(soil)
+			if err := setFields(o.Object, map[string]any{
+				"spec.provider.type": s.Provider, "spec.provider.region": s.Region, "spec.provider.zones": zoneNames,
+			}); err != nil {
+				return nil, err
+			}
+			objs = append(objs, o)
+		}
+
+		set := setTemplate.DeepCopy()
+		set.SetName(s.Name)
+		labels := map[string]any{"seedscaler.io/set": s.Name}
+		seedLabels := map[string]any{"seedscaler.io/set": s.Name, "seed.gardener.cloud/shoots": "allowed"}
+		seedConfig := "spec.template.spec.gardenlet.config.seedConfig."
+		if err := setFields(set.Object, map[string]any{
+			"spec.replicas":                                                 int64(s.Replicas),
+			"spec.selector.matchLabels":                                     labels,
+			"spec.template.metadata.labels":                                 labels,
+			seedConfig + "metadata.labels":                                  seedLabels,
+			seedConfig + "spec.provider.type":                               s.Provider,
+			seedConfig + "spec.provider.region":                             s.Region,
+			seedConfig + "spec.provider.zones":                              zoneNames,
+			seedConfig + "spec.backup.provider":                             s.Provider,
+			seedConfig + "spec.backup.region":                               s.Region,
+			"spec.template.spec.gardenlet.config.resources.capacity.shoots": int64(simulator.FleetSeedCapacity),
+			"spec.template.spec.gardenlet.config.resources.reserved.shoots": int64(simulator.FleetSeedReserved),
+			"spec.shootTemplate.metadata.labels":                            labels,
+			"spec.shootTemplate.spec.cloudProfileName":                      s.Provider,
+			"spec.shootTemplate.spec.secretBindingName":                     "seed-operator-" + s.Provider,
+			"spec.shootTemplate.spec.region":                                s.Region,
+			"spec.shootTemplate.spec.provider.type":                         s.Provider,
+		}); err != nil {
+			return nil, err
+		}
+		objs = append(objs, set)
+
+		sa := autoscalerTemplate.DeepCopy()
+		sa.SetName(s.Name)
+		unstructured.RemoveNestedField(sa.Object, "spec", "scaleAhead") // its windows are the demo's clock
+		unstructured.RemoveNestedField(sa.Object, "spec", "behavior")
+		if err := setFields(sa.Object, map[string]any{
+			"spec.scaleTargetRef.name": s.Name,
+			"spec.minReplicas":         int64(s.Replicas),
+			"spec.maxReplicas":         int64(2 * s.Replicas),
+			"spec.metrics":             []any{utilizationMetric(simulator.FleetTargetUtilization)},
+		}); err != nil {
+			return nil, err
+		}
+		objs = append(objs, sa)
+	}
+	for _, p := range simulator.FleetProviders() {
+		if len(regions[p]) == 0 {
+			continue
+		}
+		cp := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": gardencorev1beta1.GroupVersion.String(), "kind": "CloudProfile",
+			"metadata": map[string]any{"name": p},
+			"spec": map[string]any{
+				"type": p, "regions": regions[p],
+				"seedSelector": map[string]any{"matchLabels": map[string]any{"seed.gardener.cloud/shoots": "allowed"}},
+			},
+		}}
+		out = append(out, cp)
+	}
+	return append(out, objs...), nil
+}
+
+func utilizationMetric(target int64) map[string]any {
+	return map[string]any{"type": "Resource", "resource": map[string]any{
+		"name": "shoots", "target": map[string]any{"type": "Utilization", "averageUtilization": target},
+	}}
+}
+
+// setFields sets each dotted path of fields in obj; a path whose parent is not a map is an
+// error, so a template that changed shape fails here rather than make another landscape.
+func setFields(obj map[string]any, fields map[string]any) error {
+	for path, v := range fields {
+		if err := unstructured.SetNestedField(obj, v, strings.Split(path, ".")...); err != nil {
+			return fmt.Errorf("setting %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// ApplyFleetLandscape creates the fleet of seeds seeds (FleetLandscape) and registers its
+// root seeds, as their gardenlets would have.
+func ApplyFleetLandscape(ctx context.Context, c client.Client, root string, seeds int) error {
+	objs, err := FleetLandscape(root, seeds)
+	if err != nil {
+		return err
+	}
+	if err := manifest.CreateOrderly(ctx, c, objs); err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Seed" {
+			if err := registerRootSeed(ctx, c, o.GetName()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// registerRootSeed gives a root seed the status its gardenlet reports: a seed that existed
+// before seedscaler, registered, whose heartbeat the simulator renews. The parts may already
+// run and write the seed too.
+func registerRootSeed(ctx context.Context, c client.Client, name string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		soil := &gardencorev1beta1.Seed{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, soil); err != nil {
+			return err
+		}
+		soil.Status.LastOperation = &gardencorev1beta1.LastOperation{
+			Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
+			Description: "Registered before seedscaler started.",
+		}
+		return c.Status().Update(ctx, soil)
+	})
+}
