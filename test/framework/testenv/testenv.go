@@ -59,6 +59,8 @@ type Environment struct {
 	FrontProxyCA *pki.CA
 
 	env *envtest.Environment
+	// restarted are the processes Crash started again.
+	restarted []restarted
 }
 
 // Start starts etcd and the kube-apiserver and installs the CRDs. Stop it with Stop.
@@ -155,6 +157,7 @@ func (e *Environment) EtcdURL() string {
 
 // Stop stops the kube-apiserver and etcd.
 func (e *Environment) Stop() error {
+	e.stopRestarted()
 	return e.env.Stop()
 }
 
