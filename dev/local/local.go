@@ -612,6 +612,16 @@ func (st *Stack) Restart(part string) error {
 	return p.Start()
 }
 
+// MetricsURL is where a part serves its own metrics, for a test that reads them while
+// Prometheus is down.
+func (st *Stack) MetricsURL(part string) (string, error) {
+	addr, ok := st.metricsAddrs[part]
+	if !ok {
+		return "", fmt.Errorf("no part %q in this stack", part)
+	}
+	return "http://" + addr + "/metrics", nil
+}
+
 // Exited names the parts that are not running, with the end of their logs.
 func (st *Stack) Exited() map[string]string {
 	out := map[string]string{}

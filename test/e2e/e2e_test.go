@@ -11,6 +11,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,8 @@ import (
 	"github.com/go-logr/logr"
 	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -285,11 +289,21 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	for i := range 150 {
 		require.NoError(t, c.Create(ctx, builders.MakeShoot(tenants, fmt.Sprintf("tenant-%03d", i)).Obj()))
 	}
-	// The set-controller crashes while the set grows and comes back.
 	waitFor(func() bool { return specReplicas(ctx, t, c) > 1 }, 2*time.Minute,
 		"the autoscaler never scaled the set out on 150 shoots (exporter → Prometheus → adapter → autoscaler)")
+	// While the set grows, the garden's control plane crashes: the kube-apiserver (every
+	// watch breaks, the adapter's APIService goes with it), then etcd. The SeedAutoscaler
+	// decides again once the API is back. Then the set-controller crashes and comes back.
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		crashed := time.Now()
+		require.NoError(t, st.Env.Crash(ctx, name))
+		back := time.Now()
+		waitFor(func() bool { return lastDecision(ctx, t, c).After(back) }, time.Minute,
+			"the SeedAutoscaler never decided again after "+name+" came back")
+		t.Logf("%s crashed: the API was back after %.1f s, the SeedAutoscaler decided again %.0f s later (sync period 5 s)",
+			name, back.Sub(crashed).Seconds(), time.Since(back).Seconds())
+	}
 	require.NoError(t, st.Kill("set-controller"))
-	time.Sleep(3 * time.Second)
 	require.NoError(t, st.Restart("set-controller"))
 
 	waitFor(func() bool {
@@ -330,13 +344,29 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 	keep := busiestSeed(ctx, t, c)
 	require.NoError(t, st.Prometheus.Kill())
 	deleteTenantsExceptOn(ctx, t, c, keep)
+	fell := time.Now()
 	waitFor(func() bool {
 		cond := condition(autoscaler(ctx, t, c), autoscalingv1alpha1.SeedAutoscalerScalingActive)
 		return cond.Status == metav1.ConditionFalse
 	}, 2*time.Minute, "ScalingActive never turned False while Prometheus was down")
 	historyBefore := len(w.replicaHistory(0))
-	// Longer than the demo's 60 s scale-down window: a scale-in would have happened.
-	time.Sleep(75 * time.Second)
+	// The autoscaler evaluates past the scale-down window since demand fell: with its
+	// metrics, a scale-in would have happened by then. Prometheus being down, its own
+	// metrics endpoint says when it evaluated.
+	windowEnd := fell.Add(time.Duration(ptr.Deref(autoscaler(ctx, t, c).Spec.Behavior.ScaleDown.StabilizationWindowSeconds, 0)) * time.Second)
+	autoscalerMetrics, err := st.MetricsURL("autoscaler")
+	require.NoError(t, err)
+	evaluatedBy := -1.0
+	waitFor(func() bool {
+		if time.Now().Before(windowEnd) {
+			return false
+		}
+		n := evaluations(t, autoscalerMetrics)
+		if evaluatedBy < 0 {
+			evaluatedBy = n
+		}
+		return n > evaluatedBy
+	}, 3*time.Minute, "the autoscaler never evaluated after its scale-down window")
 	assert.Equal(t, peak, specReplicas(ctx, t, c), "the set was scaled while its metrics were missing")
 	assert.Empty(t, w.replicaHistory(historyBefore), "spec.replicas changed while Prometheus was down")
 
@@ -356,6 +386,37 @@ func TestLandscapeScalesWithDemand(t *testing.T) {
 
 	assert.Empty(t, w.Violations())
 	t.Logf("spec.replicas over the run: %v", w.replicaHistory(0))
+}
+
+// lastDecision is when the SeedAutoscaler last recommended replicas: the newest of its
+// status's recommendations.
+func lastDecision(ctx context.Context, t testing.TB, c client.Client) time.Time {
+	var newest time.Time
+	for _, r := range autoscaler(ctx, t, c).Status.Recommendations {
+		if r.Timestamp.After(newest) {
+			newest = r.Timestamp.Time
+		}
+	}
+	return newest
+}
+
+// evaluations is how many evaluations of SeedAutoscalers the autoscaler at metricsURL has
+// finished, successful or not.
+func evaluations(t testing.TB, metricsURL string) float64 {
+	t.Helper()
+	resp, err := http.Get(metricsURL)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	require.NoError(t, err)
+	family, ok := families["seedscaler_autoscaler_reconcile_duration_seconds"]
+	require.True(t, ok, "the autoscaler serves no seedscaler_autoscaler_reconcile_duration_seconds")
+	var n float64
+	for _, m := range family.GetMetric() {
+		n += float64(m.GetHistogram().GetSampleCount())
+	}
+	return n
 }
 
 func promQuerier(t testing.TB, url string) promv1.API {
