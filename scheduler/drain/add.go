@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,7 +30,7 @@ import (
 // been added to the same manager. What the Reconciler leaves nil it takes from scheduler.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, scheduler *controller.Reconciler) error {
 	if scheduler.Placer() == nil {
-		return fmt.Errorf("the drain needs a scheduler added to the manager first")
+		return errors.New("the drain needs a scheduler added to the manager first")
 	}
 	r.lendFrom(scheduler)
 	if r.Client == nil {
