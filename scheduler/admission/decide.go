@@ -81,6 +81,12 @@ type Verdict struct {
 	Message string
 }
 
+// Filters judge whether a seed takes a shoot (*framework.Profile, placement.Decider).
+type Filters interface {
+	// Feasible runs the filters on one seed: nil when the seed passes them all.
+	Feasible(in *framework.Input, seed *framework.SeedInfo) *framework.Rejection
+}
+
 // Check judges a binding with the scheduler's filters (profile.Feasible), on the seed as the
 // scheduler sees it (nil: no such seed) and with its usage, which must not yet count the
 // shoot unless Binding.Counted says so. A migration (Binding.From) is judged as a move from
@@ -88,7 +94,7 @@ type Verdict struct {
 // gardener-apiserver makes of it (the Migration filter). The strategy that ranks regions is
 // not applied: a binding by hand is the choice of a seed the strategy would not rank first.
 // in is not changed.
-func Check(profile *framework.Profile, in *framework.Input, seed, from *framework.SeedInfo, b Binding) Verdict {
+func Check(profile Filters, in *framework.Input, seed, from *framework.SeedInfo, b Binding) Verdict {
 	var rej *framework.Rejection
 	switch {
 	case seed == nil:

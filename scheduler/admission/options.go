@@ -73,14 +73,17 @@ func (o *Options) AddToManager(mgr manager.Manager, scheduler *controller.Reconc
 	if !o.Enabled() {
 		return nil
 	}
-	if scheduler.Synced == nil || scheduler.Ledger == nil || scheduler.Profile == nil {
+	if scheduler.Synced == nil || scheduler.Placer() == nil {
 		return errors.New("the binding webhook needs a scheduler added to the manager first")
 	}
 	server := mgr.GetWebhookServer()
 	server.Register(Path, &admission.Webhook{Handler: &Webhook{
-		Scheduler:         scheduler,
+		Checker:           scheduler.Placer(),
+		SchedulerName:     scheduler.Config.SchedulerName,
+		Synced:            scheduler.Synced,
 		SchedulerUsername: o.SchedulerUsername,
 		Decoder:           admission.NewDecoder(mgr.GetScheme()),
+		Recorder:          scheduler.Recorder,
 	}})
 	started := server.StartedChecker()
 	return mgr.AddReadyzCheck("binding-webhook", func(req *http.Request) error {

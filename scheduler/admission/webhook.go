@@ -16,7 +16,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
-	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/placement"
 )
 
 // Path is where the webhook is served; the chart's ValidatingWebhookConfiguration names it.
@@ -33,16 +33,27 @@ const auditAnnotation = "forced-binding"
 // binding onto a full seed.
 var errNotSynced = errors.New("the scheduler has not yet seen every seed and shoot; try again in a moment")
 
+// Checker judges a placement someone else makes as the scheduler judges its own
+// (*placement.Placer): with its filters, on its seeds and usage, under its lock.
+type Checker interface {
+	Check(ctx context.Context, shoot *gardencorev1beta1.Shoot, judge func(placement.View)) error
+}
+
 // Webhook checks bindings of Shoots with the scheduler it is served by.
 type Webhook struct {
-	// Scheduler lends its seeds, usage, filters and event recorder.
-	Scheduler *controller.Reconciler
+	// Checker judges a binding on the scheduler's view.
+	Checker Checker
+	// SchedulerName is the scheduler whose shoots the webhook checks.
+	SchedulerName string
+	// Synced reports whether the scheduler has seen every seed and shoot of the initial
+	// lists; the webhook judges nothing before.
+	Synced func() bool
 	// SchedulerUsername is the user the scheduler's own requests come as; its binds were
 	// checked when it decided them and pass.
 	SchedulerUsername string
 	// Decoder decodes the request's Shoots.
 	Decoder admission.Decoder
-	// Recorder records forced bindings; the scheduler's recorder when nil.
+	// Recorder records forced bindings.
 	Recorder events.EventRecorder
 }
 
@@ -69,10 +80,10 @@ func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.R
 	if !ok {
 		return admission.Allowed("spec.seedName is not set or not changed")
 	}
-	if !controller.Responsible(shoot, w.Scheduler.Config.SchedulerName) {
+	if !controller.Responsible(shoot, w.SchedulerName) {
 		return admission.Allowed("the shoot is another scheduler's")
 	}
-	if w.Scheduler.Synced != nil && !w.Scheduler.Synced() {
+	if w.Synced != nil && !w.Synced() {
 		return admission.Errored(http.StatusServiceUnavailable, errNotSynced)
 	}
 
@@ -91,27 +102,17 @@ func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.R
 	return res
 }
 
-// check judges the binding on the scheduler's view. The seed and its usage are read under
-// the ledger's lock, as a decision of the scheduler reads them, so that the check sees the
-// scheduler's binds reserved but not yet seen by the informer.
+// check judges the binding on the scheduler's view. The seeds and their usage are read
+// under the lock of the scheduler's decisions (placement.Placer's Check), so that the check
+// sees the scheduler's binds reserved but not yet seen by the informer.
 func (w *Webhook) check(ctx context.Context, b Binding) Verdict {
-	in, err := w.Scheduler.Input(ctx, b.Shoot)
-	if err != nil {
+	var v Verdict
+	if err := w.Checker.Check(ctx, b.Shoot, func(view placement.View) {
+		v = Check(view.Decider, view.Input, view.Seed(b.Seed), view.Seed(b.From), b)
+	}); err != nil {
 		return Unjudged(b, err)
 	}
-	w.Scheduler.Ledger.Lock()
-	defer w.Scheduler.Ledger.Unlock()
-	seed, ok := w.Scheduler.Seed(b.Seed)
-	if !ok {
-		seed = nil
-	}
-	var from *framework.SeedInfo
-	if b.From != "" {
-		if from, ok = w.Scheduler.Seed(b.From); !ok {
-			from = nil
-		}
-	}
-	return Check(w.Scheduler.Profile, in, seed, from, b)
+	return v
 }
 
 // recordForced leaves the audit trail of a forced binding: a log line and an event on the
@@ -123,11 +124,7 @@ func (w *Webhook) recordForced(ctx context.Context, req admission.Request, b Bin
 	logr.FromContextOrDiscard(ctx).Info("Seed binding forced past the scheduler's check",
 		"shoot", klog.KObj(b.Shoot), "seed", klog.KRef("", b.Seed), "user", req.UserInfo.Username,
 		"reason", v.Rejection.Reason, "rejection", v.Rejection.Message, "why", v.Forced)
-	recorder := w.Recorder
-	if recorder == nil {
-		recorder = w.Scheduler.Recorder
-	}
-	recorder.Eventf(b.Shoot, nil, corev1.EventTypeWarning, EventSeedBindingForced, "Bind",
+	w.Recorder.Eventf(b.Shoot, nil, corev1.EventTypeWarning, EventSeedBindingForced, "Bind",
 		"%s forced the binding to seed %s (%s), which the scheduler refuses: %s: %s",
 		req.UserInfo.Username, b.Seed, v.Forced, v.Rejection.Reason, v.Rejection.Message)
 }

@@ -60,6 +60,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, reg 
 	if err := r.feedFromInformers(ctx, mgr); err != nil {
 		return err
 	}
+	r.placer = r.newPlacer()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").
 		For(&gardencorev1beta1.Shoot{}, builder.WithPredicates(r.predicate())).

@@ -7,22 +7,30 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/placement"
 )
 
-// What the scheduler lends the check of bindings it did not make (scheduler/admission): the
-// same seeds, usage and inputs its own decisions read, so that a manual binding is judged
-// exactly as the scheduler would judge the seed. They are fed by informers on every
-// replica, not only the leader.
+// Placer is how the scheduler places shoots, and how the drain of seeds and the check of
+// bindings the scheduler did not make place and check them too: the same seeds, usage,
+// inputs and lock its own decisions read. It is fed by informers on every replica, not only
+// the leader. Nil until the scheduler is added to a manager.
+func (r *Reconciler) Placer() *placement.Placer { return r.placer }
 
-// Seed returns a seed as the scheduler's decisions see it, with its seat in the ledger; false
-// when the seed informer has shown no seed of that name.
-func (r *Reconciler) Seed(name string) (*framework.SeedInfo, bool) {
-	return r.seedSnapshot.value(name)
+// newPlacer places with the scheduler's ledger, profile, seeds and bind.
+func (r *Reconciler) newPlacer() *placement.Placer {
+	return &placement.Placer{
+		Ledger:  r.Ledger,
+		Decider: r.Profile,
+		Input:   r.decisionInput,
+		Seeds:   r.seedSnapshot.List,
+		Seed:    r.Seed,
+		Bind:    r.bind,
+	}
 }
 
-// Input gathers what a decision about shoot reads besides the seeds (its cloud profile and
-// region config), with the ledger's usage.
-func (r *Reconciler) Input(ctx context.Context, shoot *gardencorev1beta1.Shoot) (*framework.Input, error) {
+// decisionInput gathers what a decision about shoot reads besides the seeds (its cloud
+// profile and region config), with the ledger's usage.
+func (r *Reconciler) decisionInput(ctx context.Context, shoot *gardencorev1beta1.Shoot) (*framework.Input, error) {
 	in, err := r.input(ctx, shoot)
 	if err != nil {
 		return nil, err
@@ -31,17 +39,22 @@ func (r *Reconciler) Input(ctx context.Context, shoot *gardencorev1beta1.Shoot) 
 	return in, nil
 }
 
-// What the scheduler lends the drain of seeds (scheduler/drain): its seeds and decisions,
-// and its way of binding, which moves a bound shoot's control plane when it changes
-// spec.seedName.
+// What else the scheduler lends the drain of seeds (scheduler/drain) and the tests: its view
+// of the seeds, its way of binding, which a roll-back uses, and its metrics.
+
+// Seed returns a seed as the scheduler's decisions see it, with its seat in the ledger; false
+// when the seed informer has shown no seed of that name.
+func (r *Reconciler) Seed(name string) (*framework.SeedInfo, bool) {
+	return r.seedSnapshot.value(name)
+}
 
 // Seeds returns the seeds as the scheduler's decisions see them, sorted by name. Callers
 // must not modify the slice or the seeds.
 func (r *Reconciler) Seeds() []*framework.SeedInfo { return r.seedSnapshot.List() }
 
 // Rebind sets spec.seedName of a bound shoot to another seed, guarded by the
-// resourceVersion of shoot, as a bind does: a control plane migration, or its roll-back.
-// The caller reserves the new seed in the ledger unless the shoot already counts there.
+// resourceVersion of shoot, as a bind does, without a decision or a reservation: the
+// roll-back of a migration to the seed the shoot still counts on.
 func (r *Reconciler) Rebind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
 	return r.bind(ctx, shoot, seed)
 }

@@ -1,7 +1,8 @@
 // Package controller binds unscheduled shoots to seeds: it reads seeds, cloud profiles
 // (CloudProfiles and NamespacedCloudProfiles), region configs and ManagedSeedSets from
-// informer caches, decides with the scheduler framework, reserves the place in the capacity
-// ledger, and patches spec.seedName.
+// informer caches, and places each shoot through its placement.Placer, which decides with
+// the scheduler framework, reserves the place in the capacity ledger and patches
+// spec.seedName. The drain and the binding webhook place and check through the same Placer.
 package controller
 
 import (
@@ -29,6 +30,7 @@ import (
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/placement"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
 )
 
@@ -71,6 +73,7 @@ type Reconciler struct {
 	// seed of the initial lists.
 	Synced func() bool
 
+	placer       *placement.Placer
 	metrics      *metrics
 	pending      *pendingFits
 	seedSnapshot *seedSnapshot
@@ -110,11 +113,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case !Responsible(shoot, r.Config.SchedulerName) || shoot.Spec.SeedName != nil || shoot.DeletionTimestamp != nil:
 		// Someone else's, placed already, or going away.
 		r.forget(key)
-		return ctrl.Result{}, nil
-	}
-	if seed, ok := r.Ledger.Reserved(key); ok {
-		// Bound a moment ago; the informer has not shown it yet.
-		logr.FromContextOrDiscard(ctx).V(1).Info("Shoot is being bound", "seed", seed)
 		return ctrl.Result{}, nil
 	}
 	return r.schedule(ctx, key, shoot)
@@ -165,48 +163,40 @@ func (r *Reconciler) countPendingElsewhere(ctx context.Context, key string, shoo
 	return ctrl.Result{RequeueAfter: r.retryAfterFailure(key)}
 }
 
-// schedule decides a seed for the shoot under the ledger's lock, reserves it and binds, or
-// reports why no seed fits.
+// schedule places the shoot (decide, reserve, bind: placement.Placer) and reports the bind,
+// or reports why no seed takes it.
 func (r *Reconciler) schedule(ctx context.Context, key string, shoot *gardencorev1beta1.Shoot) (ctrl.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	start := r.Clock.Now()
-	in, err := r.input(ctx, shoot)
-	if err != nil {
-		return r.fail(ctx, shoot, start, err.Error(), nil, nil)
-	}
-	seeds := r.seedSnapshot.List()
-
-	in.Usage = framework.Occupied
-	r.Ledger.Lock()
-	res := r.Profile.Decide(in, seeds)
-	if res.Seed != nil {
-		r.Ledger.Reserve(key, res.Seed.Name)
-	}
-	r.Ledger.Unlock()
-
-	if res.Seed == nil {
-		fits, chosen, err := r.pendingFit(ctx, key, in)
-		if err != nil {
-			log.Error(err, "Evaluating ManagedSeedSet templates failed")
-		}
-		return r.fail(ctx, shoot, start, res.Message(), fits, chosen)
-	}
-	if err := r.bind(ctx, shoot, res.Seed.Name); err != nil {
-		r.Ledger.Release(key)
+	d, err := r.placer.Place(ctx, shoot, placement.Options{})
+	switch {
+	case d.Pending != "":
+		// Bound a moment ago; the informer has not shown it yet.
+		log.V(1).Info("Shoot is being bound", "seed", d.Pending)
+		return ctrl.Result{}, nil
+	case d.Unjudged != nil:
+		return r.fail(ctx, shoot, start, d.Why(), nil, nil)
+	case err != nil:
 		r.metrics.attempts.WithLabelValues(resultError).Inc()
 		if apierrors.IsConflict(err) {
 			// The cache was behind; the newer shoot comes with its own event, and this
 			// look again is the backstop.
 			return ctrl.Result{RequeueAfter: retrySoon}, nil
 		}
-		return ctrl.Result{}, fmt.Errorf("binding shoot %s to seed %s: %w", key, res.Seed.Name, err)
+		return ctrl.Result{}, fmt.Errorf("binding shoot %s to seed %s: %w", key, d.Seed(), err)
+	case d.Seed() == "":
+		fits, chosen, err := r.pendingFit(ctx, key, d.Input)
+		if err != nil {
+			log.Error(err, "Evaluating ManagedSeedSet templates failed")
+		}
+		return r.fail(ctx, shoot, start, d.Why(), fits, chosen)
 	}
 	r.forget(key)
 	r.metrics.attempts.WithLabelValues(resultScheduled).Inc()
-	r.metrics.binds.WithLabelValues(res.Seed.Name).Inc()
+	r.metrics.binds.WithLabelValues(d.Seed()).Inc()
 	r.metrics.latency.Observe(r.Clock.Since(start).Seconds())
-	log.V(1).Info("Shoot scheduled", "seed", klog.KRef("", res.Seed.Name))
-	controllerutils.Event(r.Recorder, shoot, nil, EventSchedulingSuccessful, "Schedule", "Scheduled to seed %s", res.Seed.Name)
+	log.V(1).Info("Shoot scheduled", "seed", klog.KRef("", d.Seed()))
+	controllerutils.Event(r.Recorder, shoot, nil, EventSchedulingSuccessful, "Schedule", "Scheduled to seed %s", d.Seed())
 	return ctrl.Result{}, nil
 }
 

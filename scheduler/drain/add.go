@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,9 +26,13 @@ import (
 )
 
 // AddToManager registers the drain (per Seed) and the roll-back of failed migrations (per
-// Shoot) with a manager, beside the scheduler whose decisions they use.
+// Shoot) with a manager, beside the scheduler whose placements they use, which must have
+// been added to the same manager. What the Reconciler leaves nil it takes from scheduler.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, scheduler *controller.Reconciler) error {
-	r.Scheduler = scheduler
+	if scheduler.Placer() == nil {
+		return errors.New("the drain needs a scheduler added to the manager first")
+	}
+	r.lendFrom(scheduler)
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
@@ -56,6 +61,28 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, sche
 		Named("migration-rollback").
 		Watches(&gardencorev1beta1.Shoot{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(failedMigrationPredicate())).
 		Complete(&Rollback{Drain: r})
+}
+
+// lendFrom fills what the Reconciler leaves nil from the scheduler beside which it runs.
+func (r *Reconciler) lendFrom(scheduler *controller.Reconciler) {
+	if r.Config == nil {
+		r.Config = scheduler.Config
+	}
+	if r.Placer == nil {
+		r.Placer = scheduler.Placer()
+	}
+	if r.Ledger == nil {
+		r.Ledger = scheduler.Ledger
+	}
+	if r.Scheduler == nil {
+		r.Scheduler = scheduler
+	}
+	if r.Recorder == nil {
+		r.Recorder = scheduler.Recorder
+	}
+	if r.Synced == nil {
+		r.Synced = scheduler.Synced
+	}
 }
 
 // addIndexes indexes the cached shoots by the seeds they count on and by the seed their

@@ -32,7 +32,7 @@ func (r *Reconciler) judgeBudgets(ctx context.Context, seed *gardencorev1beta1.S
 	members := make([]disruption.Member, 0, len(set.members))
 	for _, m := range set.members {
 		members = append(members, disruption.Member{Seed: m, ManagedSeed: set.managedSeeds[m.Name],
-			Shoots: r.Scheduler.Ledger.Usage(m.Name), Migrating: outOfMember[m.Name] > 0})
+			Shoots: r.Ledger.Usage(m.Name), Migrating: outOfMember[m.Name] > 0})
 	}
 	reason := autoscalingv1alpha1.DisruptionOperatorDrain
 	if by.reason == gardencorev1beta1.DrainReasonConsolidation {

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -24,8 +25,10 @@ import (
 	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/placement"
 )
 
 // Events of drains and migrations.
@@ -55,10 +58,49 @@ const (
 	indexMigratingFrom = "drain.migratingFrom"
 )
 
+// Placer places the shoots a drain moves as the scheduler places shoots
+// (*placement.Placer): decided, reserved and bound under the scheduler's lock and ledger.
+type Placer interface {
+	// Place decides a seed for the shoot, reserves it and binds the shoot to it.
+	Place(ctx context.Context, shoot *gardencorev1beta1.Shoot, opts placement.Options) (placement.Decision, error)
+	// Trial places every shoot at once without binding, and gives every place back.
+	Trial(ctx context.Context, shoots []*gardencorev1beta1.Shoot, opts placement.Options) []placement.Decision
+}
+
+// Ledger reads the scheduler's usage of a seed (*capacity.Ledger).
+type Ledger interface {
+	// Usage is the shoots on a seed, the binds reserved and not yet seen included.
+	Usage(seed string) int
+}
+
+// Scheduler is what else a drain uses of the scheduler beside which it runs
+// (*controller.Reconciler).
+type Scheduler interface {
+	// Seeds are the seeds as the scheduler's decisions see them, sorted by name.
+	Seeds() []*framework.SeedInfo
+	// Rebind sets spec.seedName of a bound shoot back to the seed it still counts on.
+	Rebind(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error
+	// CountMigration counts a migration started or rolled back.
+	CountMigration(result string)
+	// ObserveDrain serves a drained seed's shoots by state; nil removes its series.
+	ObserveDrain(seed string, shoots *controller.DrainShoots)
+}
+
 // Reconciler drains one seed per call.
 type Reconciler struct {
-	// Scheduler lends its seeds, decisions, ledger, binding and event recorder.
-	Scheduler *controller.Reconciler
+	// Config is the scheduler's configuration: whose shoots a drain moves, and its budget.
+	Config *config.SchedulerConfiguration
+	// Placer places the shoots a drain moves.
+	Placer Placer
+	// Ledger reads the usage of the seeds of a drained seed's set, for its disruption budget.
+	Ledger Ledger
+	// Scheduler lends its seeds, its binding for roll-backs and its metrics.
+	Scheduler Scheduler
+	// Recorder emits events on shoots and seeds.
+	Recorder events.EventRecorder
+	// Synced reports whether the scheduler has seen every shoot and seed of the initial
+	// lists; a drain decides nothing before.
+	Synced func() bool
 	// Client reads from the manager's cache and writes to the API server; the scheduler's
 	// when nil.
 	Client client.Client
@@ -88,7 +130,7 @@ type startedMigration struct{ from, to string }
 
 // Reconcile moves shoots off a drained seed within the budget and reports the progress.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	if r.Scheduler.Synced != nil && !r.Scheduler.Synced() {
+	if r.Synced != nil && !r.Synced() {
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	seed := &gardencorev1beta1.Seed{}
@@ -123,7 +165,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			progress.Leaving = append(progress.Leaving, key)
 			continue
 		}
-		v := Classify(shoot, seed.Name, r.Scheduler.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now())
+		v := Classify(shoot, seed.Name, r.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now())
 		switch v.Class {
 		case Movable:
 			movable = append(movable, shoot)
@@ -237,70 +279,40 @@ func (r *Reconciler) drainedBy(ctx context.Context, seed *gardencorev1beta1.Seed
 	return d, gardencorev1beta1.Draining(ms.Annotations), nil
 }
 
-// unplaceable tries every shoot of a consolidation on the other seeds at once, each
-// taking its place before the next is decided, and returns those that find none, with the
-// scheduler's reasons. The places are given back: a consolidation starts only when all its
-// shoots fit, so that it never moves some and gets stuck on the rest.
+// unplaceable tries every shoot of a consolidation on the other seeds at once
+// (placement.Placer's Trial: each takes its place before the next is decided, and every
+// place is given back), and returns those that find none, with the scheduler's reasons. A
+// consolidation starts only when all its shoots fit, so that it never moves some and gets
+// stuck on the rest.
 func (r *Reconciler) unplaceable(ctx context.Context, drained *gardencorev1beta1.Seed, movable []*gardencorev1beta1.Shoot) map[string]string {
 	out := map[string]string{}
-	inputs := make([]*framework.Input, len(movable))
-	for i, shoot := range movable {
+	wholes := make([]*gardencorev1beta1.Shoot, 0, len(movable))
+	for _, shoot := range movable {
 		whole, err := r.whole(ctx, shoot)
 		if err != nil {
 			out[usage.Key(shoot)] = err.Error()
 			continue
 		}
-		in, err := r.Scheduler.Input(ctx, whole)
-		if err != nil {
-			out[usage.Key(shoot)] = err.Error()
-			continue
-		}
-		in.MigratingFrom, in.LimitMigrationDistance = drained, true
-		inputs[i] = in
+		wholes = append(wholes, whole)
 	}
-	ledger := r.Scheduler.Ledger
-	ledger.Lock()
-	defer ledger.Unlock()
-	var tried []string
-	defer func() {
-		for _, key := range tried {
-			ledger.Release(key)
-		}
-	}()
-	seeds := r.otherSeeds(drained.Name)
-	for i, shoot := range movable {
-		if inputs[i] == nil {
-			continue
-		}
-		res := r.Scheduler.Profile.Decide(inputs[i], seeds)
-		if res.Seed == nil {
-			out[usage.Key(shoot)] = "no other seed takes it: " + res.Message()
-			continue
-		}
-		key := dryRunPrefix + usage.Key(shoot)
-		ledger.Reserve(key, res.Seed.Name)
-		tried = append(tried, key)
-	}
-	return out
-}
-
-// otherSeeds are the scheduler's seeds but the drained one. Its cordon reaches the
-// scheduler's seeds through their own informer handlers, which may not have run yet when
-// the drain is woken; a drain must never pick the seed it empties.
-func (r *Reconciler) otherSeeds(drained string) []*framework.SeedInfo {
-	all := r.Scheduler.Seeds()
-	out := make([]*framework.SeedInfo, 0, len(all))
-	for _, s := range all {
-		if s.Name != drained {
-			out = append(out, s)
+	for i, d := range r.Placer.Trial(ctx, wholes, migrationFrom(drained)) {
+		switch key := usage.Key(wholes[i]); {
+		case d.Unjudged != nil:
+			out[key] = d.Why()
+		case d.Seed() == "":
+			out[key] = "no other seed takes it: " + d.Why()
 		}
 	}
 	return out
 }
 
-// dryRunPrefix marks the ledger reservations of a consolidation's trial placement: no
-// shoot has such a key, so they never release a real reservation.
-const dryRunPrefix = "consolidation-trial:"
+// migrationFrom places a shoot leaving a drained seed: never on that seed (its cordon
+// reaches the scheduler's seeds through their own informer handlers, which may not have run
+// yet when the drain is woken), only where gardener-apiserver lets the control plane move
+// from it (the Migration filter), and near enough (MigrationDistance).
+func migrationFrom(drained *gardencorev1beta1.Seed) placement.Options {
+	return placement.Options{MigratingFrom: drained, LimitMigrationDistance: true}
+}
 
 // shootsOn lists the shoots of a field index value from the cache, sorted by key.
 func (r *Reconciler) shootsOn(ctx context.Context, index, seed string) ([]*gardencorev1beta1.Shoot, error) {
@@ -429,10 +441,11 @@ func (r *Reconciler) seedsOfSet(ctx context.Context, seed *gardencorev1beta1.See
 	return out, nil
 }
 
-// migrate decides a new seed for a shoot with the scheduler's filters and strategy (the
-// drained seed is cordoned, so it is never chosen; the Migration filter keeps the seeds a
-// control plane may move to from it), reserves it and changes spec.seedName.
-// A shoot no seed takes is recorded as blocked with the scheduler's reasons.
+// migrate places a shoot of the drained seed as the scheduler places shoots (filters,
+// strategy, scores, capacity; never the drained seed, and only where its control plane may
+// move: migrationFrom), which reserves the new seed and changes spec.seedName, read whole
+// and live so that the bind writes nothing else. A shoot no seed takes is recorded as
+// blocked with the scheduler's reasons.
 func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, holder string, shoot *gardencorev1beta1.Shoot, progress *Progress) (bool, error) {
 	key := usage.Key(shoot)
 	shoot, err := r.whole(ctx, shoot)
@@ -442,42 +455,32 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 	if err != nil {
 		return false, err
 	}
-	if v := Classify(shoot, seed.Name, r.Scheduler.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now()); v.Class != Movable {
+	if v := Classify(shoot, seed.Name, r.Config.SchedulerName, r.lastFailure(key), r.cooldown(), r.Clock.Now()); v.Class != Movable {
 		return false, nil // changed since the cache showed it; its event brings the drain back
 	}
-	in, err := r.Scheduler.Input(ctx, shoot)
-	if err != nil {
-		progress.Blocked[key] = err.Error()
+	d, err := r.Placer.Place(ctx, shoot, migrationFrom(seed))
+	target := d.Seed()
+	switch {
+	case d.Pending != "":
+		// Placed a moment ago; its event brings the drain back.
 		return false, nil
-	}
-	// The Migration filter keeps only the seeds gardener-apiserver lets the control plane
-	// move to from this one, MigrationDistance those near enough.
-	in.MigratingFrom, in.LimitMigrationDistance = seed, true
-	ledger := r.Scheduler.Ledger
-	ledger.Lock()
-	res := r.Scheduler.Profile.Decide(in, r.otherSeeds(seed.Name))
-	if res.Seed != nil {
-		ledger.Reserve(key, res.Seed.Name)
-	}
-	ledger.Unlock()
-	if res.Seed == nil {
-		progress.Blocked[key] = "no other seed takes it: " + res.Message()
-		return false, nil
-	}
-	target := res.Seed.Name
-	live := shoot // read whole for this migration: Rebind may write to it
-	if err := r.Scheduler.Rebind(ctx, live, target); err != nil {
-		ledger.Release(key)
+	case err != nil:
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			// The shoot changed meanwhile; its event brings the drain back.
 			return false, nil
 		}
 		return false, fmt.Errorf("migrating shoot %s from seed %s to seed %s: %w", key, seed.Name, target, err)
+	case d.Unjudged != nil:
+		progress.Blocked[key] = d.Why()
+		return false, nil
+	case target == "":
+		progress.Blocked[key] = "no other seed takes it: " + d.Why()
+		return false, nil
 	}
 	progress.Started[key] = target
 	r.Scheduler.CountMigration(controller.MigrationStarted)
 	stamp := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, gardencorev1beta1.AnnotationMigratedAt, r.Clock.Now().UTC().Format(time.RFC3339))
-	if err := r.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, []byte(stamp))); client.IgnoreNotFound(err) != nil {
+	if err := r.Client.Patch(ctx, shoot, client.RawPatch(types.MergePatchType, []byte(stamp))); client.IgnoreNotFound(err) != nil {
 		// The migration runs; only a later consolidation's cool-down misses the stamp.
 		logr.FromContextOrDiscard(ctx).Error(err, "Stamping the migration on the shoot failed", "shoot", klog.KObj(shoot))
 	}
@@ -485,7 +488,7 @@ func (r *Reconciler) migrate(ctx context.Context, seed *gardencorev1beta1.Seed, 
 	r.started[key] = startedMigration{from: seed.Name, to: target}
 	r.mu.Unlock()
 	logr.FromContextOrDiscard(ctx).Info("Migrating a shoot off a drained seed", "shoot", klog.KObj(shoot), "from", klog.KObj(seed), "to", klog.KRef("", target))
-	controllerutils.Event(r.Scheduler.Recorder, shoot, nil, EventMigrationStarted, "Migrate",
+	controllerutils.Event(r.Recorder, shoot, nil, EventMigrationStarted, "Migrate",
 		"Migrating the control plane from seed %s to seed %s: %s is annotated %s=true", seed.Name, target, holder, gardencorev1beta1.AnnotationDrain)
 	return true, nil
 }
@@ -511,7 +514,7 @@ func (r *Reconciler) report(ctx context.Context, seed *gardencorev1beta1.Seed, p
 		reason := map[controllerutils.Reason]controllerutils.EventReason{
 			ReasonDraining: EventDraining, ReasonDrainStuck: EventDrainStuck, ReasonDrainComplete: EventDrainComplete, ReasonDrainWaiting: EventDrainWaiting,
 		}[o.Reason]
-		controllerutils.Event(r.Scheduler.Recorder, seed, nil, reason, "Drain", "%s", controllerutils.Truncate(o.Message, 1024))
+		controllerutils.Event(r.Recorder, seed, nil, reason, "Drain", "%s", controllerutils.Truncate(o.Message, 1024))
 	}
 	return nil
 }
@@ -529,12 +532,12 @@ func (r *Reconciler) clearCondition(ctx context.Context, seed *gardencorev1beta1
 }
 
 func (r *Reconciler) budget() Budget {
-	d := r.Scheduler.Config.Drain
+	d := r.Config.Drain
 	return Budget{PerSeed: int(d.MaxMigrationsPerSeed), PerSet: int(d.MaxMigrationsPerSet)}
 }
 
 func (r *Reconciler) cooldown() time.Duration {
-	return time.Duration(r.Scheduler.Config.Drain.FailedMigrationCooldownSeconds) * time.Second
+	return time.Duration(r.Config.Drain.FailedMigrationCooldownSeconds) * time.Second
 }
 
 func (r *Reconciler) lastFailure(key string) time.Time {

@@ -22,7 +22,8 @@ import (
 // already counts there, so the roll-back needs no room; nothing is lost. A drain leaves the
 // shoot where it is for the configured cool-down afterwards.
 type Rollback struct {
-	// Drain remembers the failure for its cool-down, and lends client, clock and scheduler.
+	// Drain remembers the failure for its cool-down, and lends its client, clock, recorder
+	// and scheduler.
 	Drain *Reconciler
 }
 
@@ -35,7 +36,7 @@ func (r *Rollback) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	back, failed := FailedMigration(shoot)
-	if !failed || !controller.Responsible(shoot, d.Scheduler.Config.SchedulerName) {
+	if !failed || !controller.Responsible(shoot, d.Config.SchedulerName) {
 		return ctrl.Result{}, nil
 	}
 	to := ptr.Deref(shoot.Spec.SeedName, "")
@@ -54,7 +55,7 @@ func (r *Rollback) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	d.recordFailure(usage.Key(shoot), d.Clock.Now())
 	d.Scheduler.CountMigration(controller.MigrationRolledBack)
 	logr.FromContextOrDiscard(ctx).Info("Rolled back a failed control plane migration", "shoot", klog.KObj(shoot), "seed", klog.KRef("", back), "failedSeed", klog.KRef("", to))
-	controllerutils.Event(d.Scheduler.Recorder, shoot, nil, EventMigrationRolledBack, "Migrate",
+	controllerutils.Event(d.Recorder, shoot, nil, EventMigrationRolledBack, "Migrate",
 		"%s", controllerutils.Truncate(fmt.Sprintf("The control plane migration to seed %s failed and was rolled back: the shoot stays on seed %s. %s", to, back, why), 1024))
 	return ctrl.Result{}, nil
 }

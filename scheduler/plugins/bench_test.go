@@ -1,21 +1,24 @@
 package plugins
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/scheduler/placement"
 )
 
-// BenchmarkDecision measures one scheduling decision as the controller makes it: under the
-// ledger's lock, every filter over every seed, the strategy or the scorers, and the
-// reservation of the winner. The shoots already placed feed the usage index the way the
+// BenchmarkDecision measures one scheduling decision as the controller makes it
+// (placement.Placer): under the ledger's lock, every filter over every seed, the strategy or
+// the scorers, and the reservation of the winner. The shoots already placed feed the usage index the way the
 // informer does; a decision only looks usage up per seed, so its cost must grow with the
 // seeds and not with the shoots.
 func BenchmarkDecision(b *testing.B) {
@@ -53,17 +56,21 @@ func BenchmarkDecision(b *testing.B) {
 				RegionConfig: loadRegionConfig(b, "gcp"),
 				Usage:        framework.Occupied,
 			}
+			// As the controller places: usage read from each seed's seat, the bind a no-op.
+			placer := &placement.Placer{
+				Ledger:  ledger,
+				Decider: profile,
+				Input:   func(context.Context, *gardencorev1beta1.Shoot) (*framework.Input, error) { return in, nil },
+				Seeds:   func() []*framework.SeedInfo { return seeds },
+				Bind:    func(context.Context, *gardencorev1beta1.Shoot, string) error { return nil },
+			}
 			b.Run(fmt.Sprintf("profile=%s/seeds=%d/shoots=%d", name, size.seeds, size.shoots), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					// As the controller decides: usage read from each seed's seat.
-					ledger.Lock()
-					res := profile.Decide(in, seeds)
-					if res.Seed == nil {
-						b.Fatalf("no seed: %s", res.Message())
+					d, err := placer.Place(context.Background(), in.Shoot, placement.Options{})
+					if err != nil || d.Seed() == "" {
+						b.Fatalf("no seed: %v %s", err, d.Why())
 					}
-					ledger.Reserve("p/new", res.Seed.Name)
-					ledger.Unlock()
 					ledger.Release("p/new")
 				}
 			})
