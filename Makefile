@@ -110,6 +110,7 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	  echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
+	$(GO) vet -tags integration,bench ./dev/...
 	@# Tests that need a kube-apiserver or a tool binary only build with -tags integration,
 	@# so that plain `go test ./...` runs without tools: everything under test/, and any
 	@# test file that starts an environment or asks for a tool.
@@ -202,8 +203,12 @@ test-node: image node-packages ## The chart's pods on a real one-node cluster, b
 	$(TEST_ENV) $(GO) test -count=1 -timeout 60m -tags integration $(NODE_PKGS)
 
 .PHONY: bench
-bench: tools ## Run the benchmarks (figures go into docs/performance.md).
+bench: tools bench-harness ## Run the benchmarks (figures go into docs/performance.md).
 	$(TEST_ENV) $(GO) test -tags integration -timeout 1h -run '^$$' -bench . -benchmem ./...
+
+.PHONY: bench-harness
+bench-harness: tools ## Test the benchmarks' harnesses (the fleet run at its smallest, about 3 minutes); not part of `make test`.
+	$(TEST_ENV) $(GO) test -tags integration,bench -count=1 -timeout 30m ./dev/...
 
 # `make bench-reaction`: REACTION_STEPS up steps of demand, each followed by a down step (5
 # and 5 take about 5 minutes, 20 and 20 about 12); REACTION_AUTOSCALER_ARGS go after the
@@ -224,7 +229,7 @@ FLEET_SEEDS ?= 1000
 FLEET_DURATION ?= 80m
 
 .PHONY: bench-fleet
-bench-fleet: build ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv).
+bench-fleet: build bench-harness ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv).
 	$(TOOLS) envtest prometheus
 	@# The parts run as the image's build (no development packages), as deployed.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-parts ./cmd/seedscaler

@@ -1,6 +1,10 @@
-//go:build integration
+//go:build integration && bench
 
-package e2e
+// The fleet benchmark's harness is tested where the benchmark runs, `make bench-fleet` (and
+// `make bench`), not in `make test`: it costs minutes and guards a measurement, not the
+// product.
+
+package local
 
 import (
 	"bytes"
@@ -17,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
 
-	"github.com/seedscaler/seedscaler/dev/local"
+	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
 // The fleet profile at its smallest, ten seeds in one set and 1,000 tenant shoots, through
@@ -25,9 +29,11 @@ import (
 // report has a row for every process with what /proc says of it, and each part's heap.
 func TestFleetProfileMeasuresEveryProcess(t *testing.T) {
 	dir := t.TempDir()
+	binary, err := testenv.BuildSeedscaler(t.TempDir(), testenv.Development)
+	require.NoError(t, err)
 	var out bytes.Buffer
-	err := local.Run(logr.NewContext(context.Background(), klog.NewKlogr().WithName("fleet")), local.Options{
-		Profile: local.ProfileFleet, FleetSeeds: 10, Binary: binary,
+	err = Run(logr.NewContext(context.Background(), klog.NewKlogr().WithName("fleet")), Options{
+		Profile: ProfileFleet, FleetSeeds: 10, Binary: binary,
 		// Twice the fleet's speed: the tenants' three simulated hours of waiting are 45 s.
 		Speed: 240, Duration: 150 * time.Second, ReportDir: dir, Interval: 2 * time.Second, Out: &out,
 	})
