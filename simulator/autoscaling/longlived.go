@@ -672,7 +672,7 @@ func headlineOf(results []Result, policy Policy) (Headline, bool) {
 
 // LongLivedMarkdown renders each arm's headline per policy (the run with the fewest
 // seed-hours that meets the service level) against the baseline: the reactive policy with
-// spread placement and empty-only scale-in.
+// spread placement and empty-only scale-in; "—" when the baseline's arm is not among arms.
 func LongLivedMarkdown(arms []LongLivedArm) string {
 	base := math.NaN() // without the baseline's arm, no arm is compared with it
 	for _, arm := range arms {
