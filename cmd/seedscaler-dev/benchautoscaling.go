@@ -17,6 +17,7 @@ func benchAutoscalingCommand() *cobra.Command {
 		seed                       uint64
 		workers                    int
 		headrooms                  []int
+		arms                       []string
 	)
 	cfg := autoscaling.DefaultConfig(autoscaling.Trace{})
 	deletion := string(cfg.Deletion)
@@ -59,7 +60,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 				ll := autoscaling.LongLivedConfig()
 				ll.Provisioning, ll.AllocatablePerSeed, ll.SyncPeriod, ll.ScrapeInterval, ll.CacheTTL, ll.Seed =
 					cfg.Provisioning, cfg.AllocatablePerSeed, cfg.SyncPeriod, cfg.ScrapeInterval, cfg.CacheTTL, seed
-				summary, err := autoscaling.WriteLongLivedReport(reportDir, ll, workers)
+				summary, err := autoscaling.WriteLongLivedReport(reportDir, ll, arms, workers)
 				if err != nil {
 					return err
 				}
@@ -86,11 +87,12 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation, by fewest shoots or migration cost, with and without a working-hours budget).")
+	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation, by fewest shoots or migration cost, with and without a budget over working hours or from 08:00 to midnight).")
 	f.StringVar(&tracePath, "trace", "", "CSV with columns minute,shoots to replay instead of the built-in week.")
 	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")
 	f.IntVar(&workers, "workers", 2, "Runs at once.")
+	f.StringSliceVar(&arms, "arms", nil, "With --week long-lived, only these arms, named as their CSV files (e.g. spread-consolidation-cost,spread-consolidation-cost-budget-08-24); every arm when empty.")
 	f.IntSliceVar(&headrooms, "headroom", autoscaling.Headrooms, "Headrooms (spec.headroom.shoots) the reactive policy runs with on the working-day week, beside none; empty for none.")
 	f.DurationVar(&cfg.Provisioning, "provisioning", cfg.Provisioning, "How long a new seed takes to accept shoots.")
 	f.IntVar(&cfg.AllocatablePerSeed, "allocatable", cfg.AllocatablePerSeed, "Shoots a seed takes.")

@@ -171,6 +171,18 @@ func newLandscape(replicas int) *landscape {
 		l.add("autoscaler", r, "seedscaler_autoscaler_forecast_demand_shoots", trend, constant(130))
 		l.add("autoscaler", r, "seedscaler_autoscaler_forecast_error_ratio", trend, constant(0.08))
 	}
+	// aws-eu1 consolidates under two budgets: the first lets one seed be disrupted at a
+	// time, the third holds consolidation now (office hours); its best candidate, aws-eu1-0,
+	// scores one seed freed for 80 weighted migrations.
+	budget := func(reason, unit, index string) map[string]string {
+		return map[string]string{"namespace": "garden", "name": "aws-eu1", "reason": reason, "unit": unit, "budget": index}
+	}
+	for r := range l.replicas {
+		l.add("autoscaler", r, "seedscaler_autoscaler_disruption_budget_allowed", budget("Consolidation", "seeds", "2"), constant(0))
+		l.add("autoscaler", r, "seedscaler_autoscaler_disruption_budget_allowed", budget("EmptySeedRemoval", "seeds", "0"), constant(1))
+		l.add("autoscaler", r, "seedscaler_autoscaler_consolidation_score",
+			map[string]string{"namespace": "garden", "name": "aws-eu1", "seed": "aws-eu1-0"}, constant(0.0125))
+	}
 	// aws-eu1 misses metrics; gcp-ew1's target publishes no selector.
 	type condition struct{ autoscaler, condition, status, reason string }
 	for _, c := range []condition{

@@ -190,8 +190,13 @@ type Result struct {
 	// MigratedWeight is the disruption of the migrations: the sum of the moved shoots'
 	// migration weights (recommend.MigrationWeight).
 	MigratedWeight float64
-	// DrainStarts are when consolidation started each drain, from the start of the run.
-	DrainStarts []time.Duration
+	// DrainStarts are when consolidation started each drain, and MigrationStarts each
+	// migration, from the start of the run.
+	DrainStarts, MigrationStarts []time.Duration
+	// AboveNeeds is how long the set kept seeds it did not need: the decision was held back
+	// by too few removable seeds (ScalingLimited, TooFewRemovableSeeds), what consolidation
+	// waits out and drains away.
+	AboveNeeds time.Duration
 	// MeanShoots is the mean number of shoots over the run, and Duration its length.
 	MeanShoots float64
 	Duration   time.Duration
@@ -258,6 +263,8 @@ type run struct {
 	forecastHistory []recommend.Recommendation
 
 	life *lifeState
+	// aboveNeeds: the last decision was held back by too few removable seeds.
+	aboveNeeds bool
 
 	pendingSeconds, seedSeconds, oracleSeconds, atTargetSeconds, shootSeconds float64
 	waits, spikeWaits                                                         []time.Duration
@@ -272,6 +279,10 @@ type forecaster struct {
 	made    []forecast.Sample // At: the time the forecast is for
 }
 
+// weekStart is when every run starts: a Monday at 00:00 UTC, so that budgets' schedules
+// and the long-lived week's working hours fall on the same days.
+var weekStart = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+
 // Run replays the trace under one policy at one target utilization.
 func Run(cfg Config, policy Policy, targetPercent int32) (Result, error) {
 	if err := cfg.Validate(); err != nil {
@@ -285,7 +296,7 @@ func Run(cfg Config, policy Policy, targetPercent int32) (Result, error) {
 	}
 	r := &run{
 		cfg: cfg, policy: policy, target: recommend.Target{UtilizationPercent: targetPercent},
-		epoch: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), // a Monday
+		epoch: weekStart,
 		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(targetPercent))),
 		res:   Result{Policy: policy, TargetPercent: targetPercent, Headroom: cfg.Headroom},
 	}
@@ -452,6 +463,9 @@ func (r *run) advance(to time.Duration) {
 	r.seedSeconds += float64(len(r.seeds)) * dt
 	r.oracleSeconds += math.Ceil(float64(demand)/float64(r.cfg.AllocatablePerSeed)) * dt
 	r.atTargetSeconds += max(1, math.Ceil(float64(demand)/r.perSeedAtTarget())) * dt
+	if r.aboveNeeds {
+		r.res.AboveNeeds += to - r.now
+	}
 	r.now = to
 }
 
@@ -591,6 +605,7 @@ func (r *run) decide() {
 	}
 	d := recommend.Decide(in)
 	r.recommendations = d.Recommendations
+	r.aboveNeeds = d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
 	desired := d.DesiredReplicas
 	if r.cfg.Consolidation != nil && r.life != nil {
 		r.consolidate(now, d, current)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,9 +79,22 @@ type ConsolidationModel struct {
 // WorkingHoursBudget lets consolidation start no drain from 08:00 to 18:00 UTC on weekdays;
 // a drain under way goes on.
 func WorkingHoursBudget() []autoscalingv1alpha1.DisruptionBudget {
+	return weekdaysFrom8(10 * time.Hour)
+}
+
+// UntilMidnightBudget lets consolidation start no drain from 08:00 to midnight UTC on
+// weekdays, the working hours of tenants in Europe and in the Americas; a drain under way
+// goes on. The long-lived week's set is above its needs once the testing shoots leave in
+// the evening, so this budget holds the drains consolidation would start then.
+func UntilMidnightBudget() []autoscalingv1alpha1.DisruptionBudget {
+	return weekdaysFrom8(16 * time.Hour)
+}
+
+// weekdaysFrom8 is a budget of no consolidation drain for d from 08:00 UTC on weekdays.
+func weekdaysFrom8(d time.Duration) []autoscalingv1alpha1.DisruptionBudget {
 	return []autoscalingv1alpha1.DisruptionBudget{{
 		Reasons: []autoscalingv1alpha1.DisruptionReason{autoscalingv1alpha1.DisruptionConsolidation},
-		Seeds:   "0", Schedule: "0 8 * * mon-fri", DurationSeconds: int32((10 * time.Hour).Seconds()),
+		Seeds:   "0", Schedule: "0 8 * * mon-fri", DurationSeconds: int32(d.Seconds()),
 	}}
 }
 
@@ -308,11 +322,10 @@ func (r *run) leave(sh *shoot) {
 // drain that finds no place is given up.
 func (r *run) consolidate(now time.Time, d recommend.Decision, current int32) {
 	l, c := r.life, r.cfg.Consolidation
-	above := d.ScalingLimited.IsTrue() && d.ScalingLimited.Reason == recommend.ReasonTooFewRemovableSeeds
-	if above && !l.above {
+	if r.aboveNeeds && !l.above {
 		l.aboveSince = r.now
 	}
-	l.above = above
+	l.above = r.aboveNeeds
 	if l.draining != nil {
 		switch {
 		case l.draining.removed:
@@ -439,6 +452,7 @@ func (r *run) migrateOff(s *seed) {
 		sh.migratingTo = to
 		l.inFlight++
 		r.res.Migrations++
+		r.res.MigrationStarts = append(r.res.MigrationStarts, r.now)
 		r.res.MigratedWeight += sh.weight
 		heap.Push(&l.migrations, timed{at: r.now + c.MigrationDuration, sh: sh})
 	}
@@ -453,14 +467,42 @@ func (r *run) cancelDrain() {
 	r.res.CanceledDrains++
 }
 
+// ArmBudget is the disruption budget an arm of the long-lived week holds consolidation to,
+// by the hours of weekdays it holds it.
+type ArmBudget string
+
+const (
+	// NoBudget lets consolidation start a drain at any time.
+	NoBudget ArmBudget = ""
+	// BudgetWorkingHours is WorkingHoursBudget: no drain from 08:00 to 18:00 on weekdays.
+	BudgetWorkingHours ArmBudget = "08-18"
+	// BudgetUntilMidnight is UntilMidnightBudget: no drain from 08:00 to midnight on weekdays.
+	BudgetUntilMidnight ArmBudget = "08-24"
+)
+
+// Budgets are the arm's spec.behavior.scaleDown.consolidation.budgets.
+func (b ArmBudget) Budgets() []autoscalingv1alpha1.DisruptionBudget {
+	switch b {
+	case BudgetWorkingHours:
+		return WorkingHoursBudget()
+	case BudgetUntilMidnight:
+		return UntilMidnightBudget()
+	}
+	return nil
+}
+
+// hours names the budget's window in a report, e.g. "08–18".
+func (b ArmBudget) hours() string { return strings.ReplaceAll(string(b), "-", "–") }
+
 // LongLivedArm is one way to run the long-lived week: how the scheduler places shoots,
-// whether consolidation drains seeds, how it chooses them and whether a budget holds it in
-// working hours. Results holds its runs, every policy at every target.
+// whether consolidation drains seeds, how it chooses them and which budget holds it in
+// the hours of weekdays. Results holds its runs, every policy at every target.
 type LongLivedArm struct {
 	Spread, Consolidation bool
-	// MigrationCost and Budget: see ConsolidationModel.MigrationCost and WorkingHoursBudget.
-	MigrationCost, Budget bool
-	Results               []Result
+	// MigrationCost: see ConsolidationModel.MigrationCost.
+	MigrationCost bool
+	Budget        ArmBudget
+	Results       []Result
 }
 
 // Placement names the arm's placement: Gardener's default profile spreads, first-fit packs.
@@ -476,8 +518,8 @@ func (a LongLivedArm) ScaleIn() string {
 	switch {
 	case !a.Consolidation:
 		return "empty-only"
-	case a.Budget:
-		return "consolidation, not 08–18 weekdays"
+	case a.Budget != NoBudget:
+		return "consolidation, not " + a.Budget.hours() + " weekdays"
 	}
 	return "consolidation"
 }
@@ -502,8 +544,8 @@ func (a LongLivedArm) name() string {
 	if a.MigrationCost {
 		parts = append(parts, "cost")
 	}
-	if a.Budget {
-		parts = append(parts, "budget")
+	if a.Budget != NoBudget {
+		parts = append(parts, "budget-"+string(a.Budget))
 	}
 	return strings.Join(parts, "-")
 }
@@ -514,40 +556,62 @@ var LongLivedPolicies = []Policy{PolicyReactive, PolicyAhead}
 
 // longLivedArms are the arms of the long-lived week for each placement: empty-only
 // scale-in, consolidation of the fewest shoots, of the least migration cost, and of the
-// least migration cost outside working hours.
+// least migration cost outside working hours, and outside 08:00 to midnight.
 var longLivedArms = []LongLivedArm{
 	{},
 	{Consolidation: true},
 	{Consolidation: true, MigrationCost: true},
-	{Consolidation: true, MigrationCost: true, Budget: true},
+	{Consolidation: true, MigrationCost: true, Budget: BudgetWorkingHours},
+	{Consolidation: true, MigrationCost: true, Budget: BudgetUntilMidnight},
 }
 
-// RunLongLived runs the long-lived week's arms (longLivedArms) with spread and with packing
-// placement, for LongLivedPolicies at every target. The first arm, spread with empty-only
-// scale-in, is Gardener's default and the baseline.
-func RunLongLived(cfg Config, workers int) ([]LongLivedArm, error) {
+// LongLivedArms are the long-lived week's arms, longLivedArms with spread and with packing
+// placement. The first, spread with empty-only scale-in, is Gardener's default and the
+// baseline.
+func LongLivedArms() []LongLivedArm {
 	var arms []LongLivedArm
 	for _, spread := range []bool{true, false} {
 		for _, arm := range longLivedArms {
 			arm.Spread = spread
-			c := cfg
-			c.Spread = spread
-			c.Consolidation = nil
-			if arm.Consolidation && cfg.Consolidation != nil {
-				model := *cfg.Consolidation
-				model.MigrationCost = arm.MigrationCost
-				if arm.Budget {
-					model.Budgets = WorkingHoursBudget()
-				}
-				c.Consolidation = &model
-			}
-			results, err := RunAll(c, LongLivedPolicies, Targets(), workers)
-			if err != nil {
-				return nil, err
-			}
-			arm.Results = results
 			arms = append(arms, arm)
 		}
+	}
+	return arms
+}
+
+// RunLongLived runs the long-lived week's arms (LongLivedArms) for LongLivedPolicies at
+// every target: only those named in only (as their CSV files are, e.g.
+// spread-consolidation-cost-budget-08-24), or every arm when only is empty.
+func RunLongLived(cfg Config, only []string, workers int) ([]LongLivedArm, error) {
+	all := LongLivedArms()
+	names := make([]string, 0, len(all))
+	for _, arm := range all {
+		names = append(names, arm.name())
+	}
+	for _, name := range only {
+		if !slices.Contains(names, name) {
+			return nil, fmt.Errorf("arm %q is unknown; choose of %s", name, strings.Join(names, ", "))
+		}
+	}
+	var arms []LongLivedArm
+	for _, arm := range all {
+		if len(only) > 0 && !slices.Contains(only, arm.name()) {
+			continue
+		}
+		c := cfg
+		c.Spread = arm.Spread
+		c.Consolidation = nil
+		if arm.Consolidation && cfg.Consolidation != nil {
+			model := *cfg.Consolidation
+			model.MigrationCost, model.Budgets = arm.MigrationCost, arm.Budget.Budgets()
+			c.Consolidation = &model
+		}
+		results, err := RunAll(c, LongLivedPolicies, Targets(), workers)
+		if err != nil {
+			return nil, fmt.Errorf("arm %s: %w", arm.name(), err)
+		}
+		arm.Results = results
+		arms = append(arms, arm)
 	}
 	return arms, nil
 }
@@ -569,14 +633,28 @@ func (r Result) WeightedMigrationsPerDay() float64 {
 	return r.MigratedWeight / (r.Duration.Hours() / 24)
 }
 
-// DrainsInWorkingHours counts the drains started from 08:00 to 18:00 on a weekday; the run
-// starts on a Monday at 00:00.
+// DrainsInWorkingHours counts the drains started from 08:00 to 18:00 on a weekday.
 func (r Result) DrainsInWorkingHours() int {
+	return during(r.DrainStarts, WorkingHoursBudget())
+}
+
+// MigrationsDuring counts the migrations started while a budget of consolidation is
+// active: in the window of budgets, whether the run held consolidation to them or not.
+func (r Result) MigrationsDuring(budgets []autoscalingv1alpha1.DisruptionBudget) int {
+	return during(r.MigrationStarts, budgets)
+}
+
+// during counts the times of a run at which a budget of consolidation is active, as
+// disruption.Evaluate reads its schedule.
+func during(times []time.Duration, budgets []autoscalingv1alpha1.DisruptionBudget) int {
 	n := 0
-	for _, at := range r.DrainStarts {
-		day, hour := int(at/(24*time.Hour)), (at % (24 * time.Hour)).Hours()
-		if day%7 < 5 && hour >= 8 && hour < 18 {
-			n++
+	for _, at := range times {
+		now := weekStart.Add(at)
+		for _, unit := range []disruption.Unit{disruption.Seeds, disruption.Shoots} {
+			if disruption.Evaluate(budgets, autoscalingv1alpha1.DisruptionConsolidation, unit, 1, now).Bounded {
+				n++
+				break
+			}
 		}
 	}
 	return n
@@ -594,12 +672,19 @@ func headlineOf(results []Result, policy Policy) (Headline, bool) {
 
 // LongLivedMarkdown renders each arm's headline per policy (the run with the fewest
 // seed-hours that meets the service level) against the baseline: the reactive policy with
-// spread placement and empty-only scale-in.
+// spread placement and empty-only scale-in; "—" when the baseline's arm is not among arms.
 func LongLivedMarkdown(arms []LongLivedArm) string {
+	base := math.NaN() // without the baseline's arm, no arm is compared with it
+	for _, arm := range arms {
+		if arm.Spread && !arm.Consolidation {
+			if h, ok := headlineOf(arm.Results, PolicyReactive); ok {
+				base = h.Run.SeedHours
+			}
+		}
+	}
 	if len(arms) == 0 {
 		return ""
 	}
-	base := Headlines(arms[0].Results)[0].Run.SeedHours
 	var b strings.Builder
 	b.WriteString("| policy | placement | scale-in | choice | target | seed-hours | vs baseline | at the target | p99 wait | migrations per day | of the shoots per day | weighted migrations per day | drains (canceled; 08–18 weekdays) | overcommits | protected shoots moved |\n")
 	b.WriteString("|" + strings.Repeat(" --- |", 15) + "\n")
@@ -618,13 +703,82 @@ func LongLivedMarkdown(arms []LongLivedArm) string {
 			if r.MeanShoots > 0 {
 				share = 100 * r.MigrationsPerDay() / r.MeanShoots
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %+.1f%% | %.1f | %s | %.1f | %.2f%% | %.1f | %d (%d; %d) | %d | %d |\n",
-				policy, arm.Placement(), arm.ScaleIn(), arm.Choice(), target, r.SeedHours, 100*(r.SeedHours/base-1), r.AtTargetSeedHours,
+			vs := "—"
+			if !math.IsNaN(base) {
+				vs = fmt.Sprintf("%+.1f%%", 100*(r.SeedHours/base-1))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %s | %.1f | %s | %.1f | %.2f%% | %.1f | %d (%d; %d) | %d | %d |\n",
+				policy, arm.Placement(), arm.ScaleIn(), arm.Choice(), target, r.SeedHours, vs, r.AtTargetSeedHours,
 				seconds(r.P99Bind), r.MigrationsPerDay(), share, r.WeightedMigrationsPerDay(), r.Drains, r.CanceledDrains, r.DrainsInWorkingHours(),
 				r.Overcommits, r.ProtectedMoved)
 		}
 	}
 	return b.String()
+}
+
+// BudgetMarkdown weighs each budget arm against consolidation by migration cost without a
+// budget, per policy and placement, at one target: the one at which the arm without a
+// budget meets the service level with the fewest seed-hours. For each arm it shows the
+// migrations started in each budget's window, held to that budget or not, all migrations,
+// the seed-hours and how long the set kept seeds it did not need.
+func BudgetMarkdown(arms []LongLivedArm) string {
+	var windows []ArmBudget
+	for _, arm := range arms {
+		if arm.Budget != NoBudget && !slices.Contains(windows, arm.Budget) {
+			windows = append(windows, arm.Budget)
+		}
+	}
+	if len(windows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| policy | placement | budget | target |")
+	for _, w := range windows {
+		fmt.Fprintf(&b, " migrations %s weekdays |", w.hours())
+	}
+	b.WriteString(" migrations | drains | seed-hours | vs no budget | above its needs | p99 wait |\n")
+	b.WriteString("|" + strings.Repeat(" --- |", 10+len(windows)) + "\n")
+	for _, policy := range LongLivedPolicies {
+		for _, free := range arms {
+			if !free.Consolidation || !free.MigrationCost || free.Budget != NoBudget {
+				continue
+			}
+			h, ok := headlineOf(free.Results, policy)
+			if !ok {
+				continue
+			}
+			for _, arm := range arms {
+				if !arm.Consolidation || !arm.MigrationCost || arm.Spread != free.Spread {
+					continue
+				}
+				r, ok := resultAt(arm.Results, policy, h.Run.TargetPercent)
+				if !ok {
+					continue
+				}
+				budget := "none"
+				if arm.Budget != NoBudget {
+					budget = "not " + arm.Budget.hours() + " weekdays"
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %d%% |", policy, arm.Placement(), budget, r.TargetPercent)
+				for _, w := range windows {
+					fmt.Fprintf(&b, " %d |", r.MigrationsDuring(w.Budgets()))
+				}
+				fmt.Fprintf(&b, " %d | %d | %.1f | %+.1f%% | %.1f h | %s |\n", r.Migrations, r.Drains, r.SeedHours,
+					100*(r.SeedHours/h.Run.SeedHours-1), r.AboveNeeds.Hours(), seconds(r.P99Bind))
+			}
+		}
+	}
+	return b.String()
+}
+
+// resultAt is the run of policy at target among results.
+func resultAt(results []Result, policy Policy, target int32) (Result, bool) {
+	for _, r := range results {
+		if r.Policy == policy && r.TargetPercent == target {
+			return r, true
+		}
+	}
+	return Result{}, false
 }
 
 // longLivedPerTarget renders the reactive policy's seed-hours at every target, per arm,
@@ -662,10 +816,12 @@ func longLivedPerTarget(arms []LongLivedArm) string {
 	return b.String()
 }
 
-// WriteLongLivedReport runs the long-lived week's arms (RunLongLived) and writes one CSV per
-// arm (longlived-<placement>-<scale-in>[-cost][-budget].csv) and summary.md into dir. It returns the summary.
-func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
-	arms, err := RunLongLived(cfg, workers)
+// WriteLongLivedReport runs the long-lived week's arms (RunLongLived, only those named in
+// only when it names any) and writes one CSV per arm
+// (longlived-<placement>-<scale-in>[-cost][-budget-<hours>].csv) and summary.md into dir. It
+// returns the summary.
+func WriteLongLivedReport(dir string, cfg Config, only []string, workers int) (string, error) {
+	arms, err := RunLongLived(cfg, only, workers)
 	if err != nil {
 		return "", err
 	}
@@ -684,12 +840,14 @@ func WriteLongLivedReport(dir string, cfg Config, workers int) (string, error) {
 	}
 	var s strings.Builder
 	s.WriteString("# A week of long-lived shoots\n\n")
-	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. %.0f%% of all shoots are highly available: a migration weighs %g, %g for those. Placement: spread is Gardener's default (the seed with the fewest shoots), packing is first-fit. Choice: the seed of the fewest shoots (every migration weighs the same), or of the least migration cost (recommend.ScoreConsolidation over the shoots' weights); the budget lets consolidation start no drain from 08:00 to 18:00 UTC on weekdays. Weighted migrations: the migration weights of the shoots moved. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%); the baseline is reactive, spread, empty-only. At the target is what a set held exactly at its target utilization costs: ceil(demand / (seed allocatable × target)) seeds at every instant.\n\n",
+	fmt.Fprintf(&s, "%d long-lived shoots at the start, %.0f more per hour living %s on average, %.0f testing shoots per working hour living %s, %.0f%% of the long-lived opted out of migration; seeds of %d; consolidation after %s above needs, at most %d migrations per hour, %d in flight, each %s, a shoot moved not again within %s. %.0f%% of all shoots are highly available: a migration weighs %g, %g for those. Placement: spread is Gardener's default (the seed with the fewest shoots), packing is first-fit. Choice: the seed of the fewest shoots (every migration weighs the same), or of the least migration cost (recommend.ScoreConsolidation over the shoots' weights); a budget lets consolidation start no drain from 08:00 to 18:00, or from 08:00 to midnight, UTC on weekdays. Weighted migrations: the migration weights of the shoots moved. Each row is the run with the fewest seed-hours at p99 wait ≤ %s (targets 50%%–95%%); the baseline is reactive, spread, empty-only. At the target is what a set held exactly at its target utilization costs: ceil(demand / (seed allocatable × target)) seeds at every instant.\n\n",
 		cfg.LongLived.Initial, cfg.LongLived.LongPerHour, cfg.LongLived.LongLifetime, cfg.LongLived.TestingPerHour, cfg.LongLived.TestingLifetime,
 		100*cfg.LongLived.ProtectedShare, cfg.AllocatablePerSeed, cfg.Consolidation.Rules.Window, cfg.Consolidation.Rules.MaxMigrationsPerHour,
 		cfg.Consolidation.MaxMigrationsPerSeed, cfg.Consolidation.MigrationDuration, cfg.Consolidation.Rules.ShootCooldown,
 		100*cfg.LongLived.HighlyAvailableShare, recommend.DefaultMigrationWeight, recommend.LiveMigrationWeight, ServiceLevel)
 	s.WriteString(LongLivedMarkdown(arms))
+	s.WriteString("\nThe budgets against none, by migration cost, at the target of the arm without a budget (migrations started in each budget's window, whether the arm holds to it or not; how long the set kept seeds it did not need):\n\n")
+	s.WriteString(BudgetMarkdown(arms))
 	s.WriteString("\nThe reactive policy's seed-hours per target:\n\n")
 	s.WriteString(longLivedPerTarget(arms))
 	summary := s.String()

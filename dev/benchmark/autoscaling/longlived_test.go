@@ -101,6 +101,109 @@ func TestMigrationCostAndBudgets(t *testing.T) {
 	}
 }
 
+// A budget over the hours in which the set wants consolidation binds: the week's set is
+// above its needs once the testing shoots leave in the evening, so a budget from 08:00 to
+// midnight on weekdays moves the drains into the night. It buys fewer migrations in its
+// window with seed-hours, and the set keeps seeds it does not need for longer. The budget
+// holds the start of a drain, not the migrations of one under way: with spread placement a
+// seed's drain takes hours, and a drain started at night runs on into the morning.
+func TestAnEveningBudgetTradesSeedHoursForMigrationsInItsWindow(t *testing.T) {
+	const days = 3
+	run := func(spread bool, policy Policy, budget ArmBudget) Result {
+		t.Helper()
+		cfg := longLivedConfig(days, true)
+		cfg.Spread = spread
+		model := *cfg.Consolidation
+		model.MigrationCost, model.Budgets = true, budget.Budgets()
+		cfg.Consolidation = &model
+		r, err := Run(cfg, policy, 95)
+		require.NoError(t, err)
+		require.Positive(t, r.Migrations)
+		return r
+	}
+	window := UntilMidnightBudget()
+
+	free, held := run(false, PolicyAhead, NoBudget), run(false, PolicyAhead, BudgetUntilMidnight)
+	require.Positive(t, free.MigrationsDuring(window), "without the budget consolidation drains in the evening")
+	assert.Zero(t, held.MigrationsDuring(window), "with packing a drain is over within the hours before 08:00")
+	assert.Less(t, held.Migrations, free.Migrations, "the nights leave room for fewer drains")
+	assert.Greater(t, held.SeedHours, free.SeedHours, "the seeds the evening would drain are paid for until the night")
+	assert.Greater(t, held.AboveNeeds, free.AboveNeeds, "the set keeps seeds it does not need for longer")
+	assert.Equal(t, held.P99Bind, free.P99Bind)
+
+	spreadFree, spreadHeld := run(true, PolicyReactive, NoBudget), run(true, PolicyReactive, BudgetUntilMidnight)
+	assert.Less(t, spreadHeld.MigrationsDuring(window), spreadFree.MigrationsDuring(window))
+	assert.Positive(t, spreadHeld.MigrationsDuring(window), "drains of spread seeds started at night run on after 08:00")
+	assert.Zero(t, during(spreadHeld.DrainStarts, window), "but none starts within the window")
+	for _, r := range []Result{free, held, spreadFree, spreadHeld} {
+		assert.Zero(t, r.Overcommits)
+		assert.Zero(t, r.ProtectedMoved)
+		assert.Len(t, r.MigrationStarts, r.Migrations)
+	}
+}
+
+func TestMigrationsDuringABudgetsWindow(t *testing.T) {
+	h := time.Hour
+	r := Result{MigrationStarts: []time.Duration{
+		7*h + 59*time.Minute,  // Monday, before
+		8 * h,                 // Monday 08:00
+		23*h + 59*time.Minute, // Monday, the last minute
+		24 * h,                // Tuesday 00:00, after
+		4*24*h + 20*h,         // Friday evening
+		5*24*h + 20*h,         // Saturday evening
+	}}
+	assert.Equal(t, 3, r.MigrationsDuring(UntilMidnightBudget()))
+	assert.Equal(t, 1, r.MigrationsDuring(WorkingHoursBudget()))
+	assert.Zero(t, r.MigrationsDuring(nil), "without a budget there is no window")
+}
+
+// BudgetMarkdown weighs each budget arm at the target where the arm without a budget
+// meets the service level with the fewest seed-hours, per policy and placement.
+func TestBudgetMarkdown(t *testing.T) {
+	h := time.Hour
+	evening := []time.Duration{20 * h, 21 * h}
+	night := []time.Duration{2 * h}
+	result := func(target int32, seedHours float64, p99 time.Duration, starts []time.Duration, above time.Duration) Result {
+		return Result{Policy: PolicyReactive, TargetPercent: target, SeedHours: seedHours, P99Bind: p99,
+			Migrations: len(starts), MigrationStarts: starts, Drains: 1, AboveNeeds: above}
+	}
+	arms := []LongLivedArm{
+		{Spread: true},
+		{Spread: true, Consolidation: true, MigrationCost: true, Results: []Result{
+			result(90, 1000, 0, evening, 10*h), result(95, 900, 2*time.Minute, evening, 10*h),
+		}},
+		{Spread: true, Consolidation: true, MigrationCost: true, Budget: BudgetUntilMidnight, Results: []Result{
+			result(90, 1010, 0, night, 12*h+30*time.Minute), result(95, 950, 0, night, 12*h),
+		}},
+	}
+	md := BudgetMarkdown(arms)
+	assert.Contains(t, md, "| policy | placement | budget | target | migrations 08–24 weekdays | migrations | drains | seed-hours | vs no budget | above its needs | p99 wait |\n")
+	assert.Contains(t, md, "| reactive | spread | none | 90% | 2 | 2 | 1 | 1000.0 | +0.0% | 10.0 h | 0 s |\n",
+		"95% misses the service level without the budget")
+	assert.Contains(t, md, "| reactive | spread | not 08–24 weekdays | 90% | 0 | 1 | 1 | 1010.0 | +1.0% | 12.5 h | 0 s |\n")
+	assert.NotContains(t, md, "| ahead |", "no run of the policy, no row")
+	assert.Empty(t, BudgetMarkdown(arms[:2]), "no budget arm, no table")
+}
+
+// --arms runs only the arms it names; without the baseline's arm, no row is compared with
+// it.
+func TestRunLongLivedOnlyTheNamedArms(t *testing.T) {
+	cfg := longLivedConfig(1, true)
+	cfg.Trace = Trace{Shoots: make([]int, 120)} // two hours: the runs are not the point
+	arms, err := RunLongLived(cfg, []string{"packing-consolidation-cost-budget-08-24"}, 2)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	assert.Equal(t, LongLivedArm{Consolidation: true, MigrationCost: true, Budget: BudgetUntilMidnight}, LongLivedArm{
+		Spread: arms[0].Spread, Consolidation: arms[0].Consolidation, MigrationCost: arms[0].MigrationCost, Budget: arms[0].Budget,
+	})
+	assert.Len(t, arms[0].Results, len(LongLivedPolicies)*len(Targets()))
+	assert.Regexp(t, `\| reactive \| packing \| consolidation, not 08–24 weekdays \| migration cost \| \d+% \| [0-9.]+ \| — \|`,
+		LongLivedMarkdown(arms), "no baseline to compare with")
+
+	_, err = RunLongLived(cfg, []string{"spread-consolidation-budget"}, 1)
+	assert.ErrorContains(t, err, `arm "spread-consolidation-budget" is unknown; choose of spread-empty-only, spread-consolidation, `)
+}
+
 func TestDrainsInWorkingHours(t *testing.T) {
 	h := time.Hour
 	r := Result{DrainStarts: []time.Duration{
