@@ -106,7 +106,7 @@ func run(m *testing.M) (int, error) {
 }
 
 // TestChartOnARealNode plays one story on the node, in order: install, the stack scales a
-// set out, upgrade, every part's pod killed, the stack scales the set in, uninstall.
+// set out, upgrade, the stack scales the set in, uninstall.
 func TestChartOnARealNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -217,26 +217,6 @@ func TestChartOnARealNode(t *testing.T) {
 		"--set", "seedController.replicas=2", "--wait", "--timeout", "3m")
 	require.NoError(t, err, out)
 	require.NoError(t, node.WaitDeployments(ctx, namespace, selector, 2*time.Minute))
-
-	// A killed pod of every part comes back.
-	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	require.NoError(t, err)
-	killed := map[string]bool{}
-	for _, p := range pods.Items {
-		part := p.Labels["app.kubernetes.io/component"]
-		if killed[part] || p.DeletionTimestamp != nil {
-			continue // a pod the upgrade's rollout is already replacing is not one to kill
-		}
-		err := cs.CoreV1().Pods(namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
-		if apierrors.IsNotFound(err) {
-			continue // the rollout removed it meanwhile: kill another pod of the part
-		}
-		require.NoError(t, err)
-		killed[part] = true
-	}
-	assert.Len(t, killed, 6, "not every part runs a pod: %v", killed)
-	require.NoError(t, node.WaitDeployments(ctx, namespace, selector, 2*time.Minute))
-	require.NoError(t, aggregation.WaitAvailable(ctx, c, 2*time.Minute), node.Diagnose(ctx, namespace))
 
 	// Demand goes: the stack still decides, and the set shrinks back to one seed.
 	require.NoError(t, c.DeleteAllOf(ctx, &gardencorev1beta1.Shoot{}, client.InNamespace(tenants)))
