@@ -34,7 +34,7 @@ TEST_ENV = KUBEBUILDER_ASSETS=$(ENVTEST_DIR) SEEDSCALER_PROMETHEUS=$(PROMETHEUS)
 
 # The one-node cluster (hack/cluster): the node runs these Debian packages besides the tool
 # cache's binaries, and keeps its state, data and logs in CLUSTER_DIR.
-NODE_PACKAGES := containerd runc containernetworking-plugins iptables conntrack iproute2
+NODE_PACKAGES := containerd runc containernetworking-plugins iptables conntrack iproute2 ipset
 CLUSTER_DIR   ?= /var/lib/seedscaler-cluster
 
 # Generated files: deepcopy next to the API types; CRDs, RBAC rules, alert rules and

@@ -9,8 +9,8 @@
 # Tools: kube-apiserver etcd prometheus promtool helm controller-gen kubectl, envtest (a
 # directory with kube-apiserver and etcd side by side, for KUBEBUILDER_ASSETS), and the
 # node components of the one-node cluster (hack/cluster): kubelet kube-controller-manager
-# kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader, or all
-# of them with kubectl as `node`; golangci-lint (with the kube-api-linter and logcheck
+# kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader
+# kube-router, or all of them with kubectl as `node`; golangci-lint (with the kube-api-linter and logcheck
 # plugins, hack/tools/golangci-lint) for `make lint`; Gardener's control plane
 # (gardener-apiserver gardener-controller-manager gardener-scheduler, or all three as
 # `gardener`) from hack/tools/gardener, for the tests and the demo against a real garden.
@@ -27,15 +27,17 @@ CONTROLLER_GEN_VERSION=0.23.0
 COREDNS_VERSION=1.15.0      # hack/tools/coredns: a CoreDNS with the kubernetes plugin only
 GOLANGCI_LINT_VERSION=2.15.0  # hack/tools/golangci-lint: with the kubeapilinter and logcheck plugins
 PROMETHEUS_OPERATOR_VERSION=0.85.0
+KUBE_ROUTER_VERSION=2.1.0   # hack/tools/kube-router: its firewall enforces the node's NetworkPolicies
 GARDENER_VERSION=1.150.0  # hack/tools/gardener: github.com/gardener/gardener and its pkg/apis module
 GARDENER_TOOLS=(gardener-apiserver gardener-controller-manager gardener-scheduler)
-NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader)
+NODE_TOOLS=(kubectl kubelet kube-controller-manager kube-scheduler kube-proxy coredns prometheus-operator prometheus-config-reloader kube-router)
 
 dir_of() {
   case $1 in
     kube-apiserver|kubectl|kubelet|kube-controller-manager|kube-scheduler|kube-proxy) echo "$cache/kube-$KUBE_VERSION" ;;
     coredns) echo "$cache/coredns-$COREDNS_VERSION" ;;
     prometheus-operator|prometheus-config-reloader) echo "$cache/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" ;;
+    kube-router) echo "$cache/kube-router-$KUBE_ROUTER_VERSION" ;;
     etcd) echo "$cache/etcd-$ETCD_VERSION" ;;
     prometheus|promtool) echo "$cache/prometheus-$PROMETHEUS_VERSION" ;;
     helm) echo "$cache/helm-$HELM_VERSION" ;;
@@ -85,6 +87,12 @@ build() {
       (cd "$here/golangci-lint" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" .) ;;
     coredns)
       (cd "$here/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp" .) ;;
+    kube-router)
+      (cd "$here/kube-router" && [ "$(go list -m -f '{{.Version}}' github.com/cloudnativelabs/kube-router/v2)" = "v$KUBE_ROUTER_VERSION" ] ||
+        { echo "hack/tools/kube-router/go.mod does not require kube-router v$KUBE_ROUTER_VERSION" >&2; exit 1; })
+      (cd "$here/kube-router" && CGO_ENABLED=0 go build -trimpath \
+        -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=v$KUBE_ROUTER_VERSION" \
+        -o "$tmp" github.com/cloudnativelabs/kube-router/v2/cmd/kube-router) ;;
     prometheus-operator|prometheus-config-reloader)
       local cmd=$tool; [ "$tool" = prometheus-operator ] && cmd=operator
       local pov="-X github.com/prometheus/common/version.Version=$PROMETHEUS_OPERATOR_VERSION"

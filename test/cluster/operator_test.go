@@ -42,7 +42,8 @@ const kps = "kube-prometheus-stack"
 // TestChartUnderPrometheusOperator installs the chart next to prometheus-operator the way
 // operators run it: the chart's ServiceMonitors and PrometheusRule configure the operator's
 // Prometheus (selected by the release label, one flag), the exporter, adapter and scheduler
-// run two replicas each, and the adapter reads the default Prometheus URL. Every input of
+// run two replicas each, the adapter reads the default Prometheus URL, and the chart's
+// NetworkPolicies are on, enforced by the node's kube-router. Every input of
 // the autoscaler arrives through that path. Then, while demand ramps up, every part and
 // Prometheus are killed once: no seed goes above its allocatable, no seed hosting shoots is
 // deleted, the set never shrinks, and the SeedAutoscaler decides again after each restart.
@@ -59,14 +60,14 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 
 	require.NoError(t, node.InstallChart(ctx, cluster.ChartOptions{
 		Helm: helm, Chart: filepath.Join(repo, "charts", "seedscaler"), Release: release, Namespace: namespace,
-		Values: []string{
+		Values: append([]string{
 			"monitoring.labels.release=" + kps,
 			// The operator's Prometheus scrapes over HTTPS with its token (its own ClusterRole
 			// grants /metrics too, as kube-prometheus-stack's does).
 			"monitoring.prometheusServiceAccounts[0].namespace=" + monitoring, "monitoring.prometheusServiceAccounts[0].name=prometheus",
 			"exporter.replicas=2", "adapter.replicas=2", "scheduler.replicas=2",
 			"seedController.extraArgs={--heartbeat-grace-period=20s}", "autoscaler.extraArgs={--sync-period=5s}",
-		},
+		}, networkPolicyValues...),
 	}))
 	// The landscape of the story before, or a new one.
 	if err := c.Get(ctx, client.ObjectKey{Namespace: garden, Name: setName}, &seedmanagementv1alpha1.ManagedSeedSet{}); apierrors.IsNotFound(err) {
@@ -123,6 +124,10 @@ func TestChartUnderPrometheusOperator(t *testing.T) {
 		waitFor(t, "every alert and recording rule evaluated without error", 2*time.Minute, func() (bool, string) {
 			return rulesHealthy(ctx, prom)
 		})
+	})
+
+	t.Run("the NetworkPolicies admit the scrapers, the aggregator and the webhook, and no other pod", func(t *testing.T) {
+		admittedAndRefused(ctx, t, cs, c, prom)
 	})
 
 	restartsUnderARamp(ctx, t, cs, c)

@@ -1,8 +1,9 @@
 // Package cluster brings up and tears down a real one-node Kubernetes cluster on this
 // machine, for the tests and demo that run the Helm chart's pods: etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, a kubelet with containerd and runc, kube-proxy
-// and CoreDNS, all of the Kubernetes version the integration tests run. Images are imported,
-// never pulled; nothing in the cluster reaches past this machine.
+// kube-controller-manager, kube-scheduler, a kubelet with containerd and runc, kube-proxy,
+// kube-router's firewall (which enforces NetworkPolicies) and CoreDNS, all of the Kubernetes
+// version the integration tests run. Images are imported, never pulled; nothing in the
+// cluster reaches past this machine.
 //
 // Up records every process it starts and every change it makes to the machine (sysctls, a
 // bridge, iptables guards) in <dir>/state.json as it goes; Down undoes exactly that, also
@@ -52,10 +53,12 @@ const (
 	etcdPeerPort      = 12380
 	corednsHealthPort = 18080
 	corednsReadyPort  = 18181
+	// kubeRouterHealthPort is kube-router's health check (its default).
+	kubeRouterHealthPort = 20244
 )
 
 // Ports the cluster listens on; Up fails fast when one is taken.
-var ports = []int{6443, 10248, 10249, 10250, 10256, 10257, 10259, etcdClientPort, etcdPeerPort, corednsHealthPort, corednsReadyPort, 53}
+var ports = []int{6443, 10248, 10249, 10250, 10256, 10257, 10259, etcdClientPort, etcdPeerPort, corednsHealthPort, corednsReadyPort, kubeRouterHealthPort, 53}
 
 // Options of Up.
 type Options struct {
@@ -85,7 +88,7 @@ type Cluster struct {
 // The Debian packages that provide what the node runs besides the tool cache's binaries.
 var hostBinaries = map[string]string{
 	"containerd": "containerd", "containerd-shim-runc-v2": "containerd", "ctr": "containerd",
-	"runc": "runc", "iptables": "iptables", "conntrack": "conntrack", "ip": "iproute2",
+	"runc": "runc", "iptables": "iptables", "conntrack": "conntrack", "ip": "iproute2", "ipset": "ipset",
 }
 
 var cniDirs = []string{"/usr/lib/cni", "/opt/cni/bin"}
@@ -139,6 +142,7 @@ func Up(ctx context.Context, opts Options) (c *Cluster, err error) {
 		{"starting containerd and importing images", func() error { return c.startContainerd(ctx, opts.Images) }},
 		{"starting the kubelet, controller manager, scheduler, kube-proxy and CoreDNS", c.startNode},
 		{"waiting for the node", func() error { return c.waitNode(ctx) }},
+		{"starting kube-router's firewall", func() error { return c.startNetworkPolicies(ctx) }},
 	}
 	for _, s := range steps {
 		_, _ = fmt.Fprintf(c.log, "cluster: %s\n", s.what)
@@ -202,7 +206,7 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 	}
 	c.state.Tools = map[string]string{}
 	for _, tool := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns",
-		"prometheus", "prometheus-operator", "prometheus-config-reloader"} {
+		"prometheus", "prometheus-operator", "prometheus-config-reloader", "kube-router"} {
 		out, err := exec.Command(filepath.Join(c.repo, "hack/tools/build.sh"), "--dir", tool).Output()
 		if err != nil {
 			return false, fmt.Errorf("hack/tools/build.sh --dir %s: %w", tool, err)
@@ -407,6 +411,27 @@ func (c *Cluster) startNode() error {
 		}
 	}
 	return nil
+}
+
+// startNetworkPolicies runs kube-router's firewall alone, which enforces NetworkPolicies
+// with iptables and ipsets (kube-proxy serves Services, the bridge plugin routes). It
+// needs the Node object, so it starts once the kubelet registered it, and is ready when
+// its health check answers.
+func (c *Cluster) startNetworkPolicies(ctx context.Context) error {
+	if err := c.start("kube-router", c.state.Tools["kube-router"], "--kubeconfig="+c.path("admin.kubeconfig"),
+		"--hostname-override="+NodeName, "--run-firewall=true", "--run-router=false", "--run-service-proxy=false",
+		"--enable-cni=false", "--service-cluster-ip-range="+ServiceCIDR,
+		fmt.Sprintf("--health-port=%d", kubeRouterHealthPort), "--metrics-port=0"); err != nil {
+		return err
+	}
+	return c.poll(ctx, "kube-router's health check", time.Minute, func(context.Context) (bool, string) {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", kubeRouterHealthPort))
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
 }
 
 func (c *Cluster) waitNode(ctx context.Context) error {

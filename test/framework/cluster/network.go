@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -143,7 +144,19 @@ func (c *Cluster) recordNetworkBefore() error {
 		return err
 	}
 	c.state.NetnsBefore = ns
+	if c.state.IPSetsBefore, err = ipsets(); err != nil {
+		return err
+	}
 	return c.save()
+}
+
+// ipsets lists the names of the machine's ipsets.
+func ipsets() ([]string, error) {
+	out, err := run("ipset", "list", "-n")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
 }
 
 func netns() ([]string, error) {
@@ -158,9 +171,9 @@ func netns() ([]string, error) {
 	return names, err
 }
 
-// tearDownNetwork undoes setUpNetwork and removes what the kubelet, kube-proxy and the CNI
-// plugins left in iptables: chains that did not exist before Up, and the rules that jump
-// to them.
+// tearDownNetwork undoes setUpNetwork and removes what the kubelet, kube-proxy, kube-router
+// and the CNI plugins left in iptables: chains that did not exist before Up, and the rules
+// that jump to them; then kube-router's ipsets.
 func tearDownNetwork(st *state, report func(string, error)) {
 	for t, before := range st.ChainsBefore {
 		existed := map[string]bool{}
@@ -179,6 +192,18 @@ func tearDownNetwork(st *state, report func(string, error)) {
 			}
 		}
 		removeChains(t, ours, report)
+	}
+	// The NetworkPolicy engine's ipsets, once no rule refers to them.
+	if now, err := ipsets(); err != nil {
+		report("listing ipsets", err)
+	} else {
+		for _, n := range now {
+			if !slices.Contains(st.IPSetsBefore, n) && (strings.HasPrefix(n, "KUBE-") || strings.HasPrefix(n, "kube-router-")) {
+				if _, err := run("ipset", "destroy", n); err != nil {
+					report("destroying ipset "+n, err)
+				}
+			}
+		}
 	}
 	for i := len(st.Guards) - 1; i >= 0; i-- {
 		g := st.Guards[i]

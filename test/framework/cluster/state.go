@@ -32,6 +32,9 @@ type state struct {
 	ChainsBefore map[string][]string `json:"chainsBefore,omitempty"`
 	// NetnsBefore lists the named network namespaces that existed before Up.
 	NetnsBefore []string `json:"netnsBefore,omitempty"`
+	// IPSetsBefore lists the ipsets that existed before Up: Down destroys those the
+	// NetworkPolicy engine made since.
+	IPSetsBefore []string `json:"ipsetsBefore,omitempty"`
 }
 
 // proc is a process Up started: its PID with the start time the kernel gives it, so that
