@@ -16,11 +16,13 @@ import (
 )
 
 const (
-	// DefaultEventQPS and DefaultEventBurst bound the requests of a recorder's event client
-	// when its options leave them unset. The scheduler records an event with every bind; at
-	// the default --kube-api-qps its events keep up with its binds, and in a faster burst of
+	// DefaultEventQPS bounds the requests per second of a recorder's event client when its
+	// options leave it unset. The scheduler records an event with every bind; at the
+	// default --kube-api-qps its events keep up with its binds, and in a faster burst of
 	// binds they take no more than this of the kube-apiserver's requests from them.
-	DefaultEventQPS   = 50
+	DefaultEventQPS = 50
+	// DefaultEventBurst is the burst of a recorder's event client when its options leave it
+	// unset.
 	DefaultEventBurst = 100
 	// MaxWaitingEvents is how many of a recorder's writes may wait for its event client (its
 	// rate limiter or the kube-apiserver) at once. client-go's broadcaster writes every event
