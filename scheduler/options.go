@@ -3,6 +3,9 @@
 package scheduler
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"github.com/seedscaler/seedscaler/internal/app"
@@ -17,6 +20,10 @@ type Options struct {
 	ConfigPath string
 	// Webhook serves the check of manual bindings (docs/security.md).
 	Webhook admission.Options
+	// EventQPS and EventBurst bound the requests of the event client, which is the binds'
+	// client's sibling with a rate limit of its own.
+	EventQPS   float32
+	EventBurst int
 }
 
 // NewOptions returns the defaults.
@@ -26,6 +33,8 @@ func NewOptions() *Options { return &Options{} }
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Options.AddFlags(fs, 8080, 8081)
 	fs.StringVar(&o.ConfigPath, "config", "", "Path of the scheduler configuration file (docs/scheduler.md); defaults when empty.")
+	fs.Float32Var(&o.EventQPS, "kube-api-events-qps", app.DefaultEventQPS, "Requests per second of the event client to the kube-apiserver, apart from --kube-api-qps; negative for no limit.")
+	fs.IntVar(&o.EventBurst, "kube-api-events-burst", app.DefaultEventBurst, "Burst of the event client's requests to the kube-apiserver, apart from --kube-api-burst.")
 	o.Webhook.AddFlags(fs)
 }
 
@@ -33,6 +42,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 func (o *Options) Validate() error {
 	if err := o.Options.Validate(); err != nil {
 		return err
+	}
+	if o.EventQPS == 0 {
+		return errors.New("--kube-api-events-qps=0: want requests per second above 0, or below 0 for no limit")
+	}
+	if o.EventBurst < 1 {
+		return fmt.Errorf("--kube-api-events-burst=%d: want at least 1", o.EventBurst)
 	}
 	return o.Webhook.Validate()
 }

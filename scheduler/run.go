@@ -47,7 +47,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	ctx = logr.NewContext(ctx, mgr.GetLogger().WithName(controller.Name))
-	scheduler := &controller.Reconciler{Config: cfg}
+	scheduler := &controller.Reconciler{Config: cfg, EventQPS: o.EventQPS, EventBurst: o.EventBurst}
 	if err := scheduler.AddToManager(ctx, mgr, ctrlmetrics.Registry); err != nil {
 		return fmt.Errorf("adding the scheduler: %w", err)
 	}

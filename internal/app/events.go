@@ -2,15 +2,12 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
@@ -19,33 +16,34 @@ import (
 )
 
 const (
-	// EventWriters is how many of a recorder's events are written at once; one while its
-	// controller reports more important work under way (EventRecorderOptions.Yield).
-	// client-go's events.k8s.io broadcaster writes each event from a goroutine of its own, as
-	// soon as it is recorded; when the scheduler binds a burst of shoots, its events then took
-	// as many of the kube-apiserver's requests as the binds did, and slowed the binds shoots
-	// wait for. With one writer while binds run (what client-go's core/v1 recorder always
-	// does) the binds get the kube-apiserver first, but one writer alone then took longer
-	// than the binds to write the rest; four catch up at about the kube-apiserver's rate
-	// (docs/performance.md).
-	EventWriters = 4
-	// yieldPoll is how often a writer that stepped aside asks Yield again.
-	yieldPoll = 5 * time.Millisecond
-	// MaxWaitingEvents is how many events may wait for a writer. Beyond it an event is
-	// dropped and counted, as client-go drops them when its queue is full, so that a
-	// kube-apiserver too slow for the events cannot make the recorder's memory grow without
-	// bound.
+	// DefaultEventQPS bounds the requests per second of a recorder's event client when its
+	// options leave it unset. The scheduler records an event with every bind; at the
+	// default --kube-api-qps its events keep up with its binds, and in a faster burst of
+	// binds they take no more than this of the kube-apiserver's requests from them.
+	DefaultEventQPS = 50
+	// DefaultEventBurst is the burst of a recorder's event client when its options leave it
+	// unset.
+	DefaultEventBurst = 100
+	// MaxWaitingEvents is how many of a recorder's writes may wait for its event client (its
+	// rate limiter or the kube-apiserver) at once. client-go's broadcaster writes every event
+	// from a goroutine of its own; beyond the bound a new event is dropped and counted, so
+	// that a kube-apiserver too slow for the events cannot make those goroutines, and the
+	// recorder's memory, grow without bound.
 	MaxWaitingEvents = 10000
+	// eventUserAgentSuffix ends the user agent of every event client, so that the
+	// kube-apiserver's audit log and metrics tell events from the part's other requests.
+	eventUserAgentSuffix = "/events"
 )
 
 // EventRecorderOptions are the optional parts of an event recorder.
 type EventRecorderOptions struct {
+	// QPS and Burst bound the event client's requests to the kube-apiserver: DefaultEventQPS
+	// when QPS is 0 and DefaultEventBurst when Burst is 0 or less. A negative QPS turns the
+	// client's rate limit off.
+	QPS   float32
+	Burst int
 	// Metrics, when set, counts the recorder's events.
 	Metrics *EventMetrics
-	// Yield, when set, reports whether work more important than events is under way, such
-	// as binds: the recorder then writes one event at a time instead of EventWriters. It is
-	// called often while it reports true, and must be cheap.
-	Yield func() bool
 }
 
 // Event write results, the result label of <prefix>_events_total.
@@ -55,8 +53,8 @@ const (
 	eventDropped = "dropped"
 )
 
-// EventMetrics are a recorder's metrics: how many events wait for a writer or are being
-// written, and how many were written, failed or dropped.
+// EventMetrics are a recorder's metrics: how many of its writes wait for the event client
+// or are under way, and how many were written, failed or dropped.
 type EventMetrics struct {
 	pending prometheus.Gauge
 	results *prometheus.CounterVec
@@ -68,11 +66,11 @@ func NewEventMetrics(reg prometheus.Registerer, prefix string) (*EventMetrics, e
 	m := &EventMetrics{
 		pending: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: prefix + "_event_writes_pending",
-			Help: "Events recorded and not yet written: waiting for a writer or being written.",
+			Help: "Event writes under way: waiting for the event client's rate limit or for the kube-apiserver's answer.",
 		}),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: prefix + "_events_total",
-			Help: "Events by what became of them: written, failed (an attempt the kube-apiserver refused or did not answer) or dropped (too many waiting, or the process stopping).",
+			Help: "Event writes by result: written, failed (an attempt the kube-apiserver refused or did not answer) or dropped (too many waiting, or the process stopping).",
 		}, []string{"result"}),
 	}
 	for _, r := range []string{eventWritten, eventFailed, eventDropped} {
@@ -86,20 +84,46 @@ func NewEventMetrics(reg prometheus.Registerer, prefix string) (*EventMetrics, e
 	return m, nil
 }
 
-// NewEventRecorder returns a recorder of events.k8s.io Events for the controller name
-// that writes them in protobuf, EventWriters at a time or one while opts.Yield says so. The
-// manager's own recorder writes JSON; the scheduler writes an event with every bind, and on the
-// same kube-apiserver events in protobuf were created about a quarter faster than in JSON
-// (docs/performance.md). Recording starts now, so no event is lost before the manager starts,
-// and stops when the manager stops.
+// EventConfig returns the rest config of an event client: a copy of cfg with a rate limit
+// and a user agent of its own, in protobuf. A client's rate limit is its own, so the events
+// never wait for the tokens of the part's other requests, such as the scheduler's binds, nor
+// take theirs. Protobuf costs the kube-apiserver less than JSON, which counts where every
+// bind writes an event.
+func EventConfig(cfg *rest.Config, opts EventRecorderOptions) *rest.Config {
+	out := Protobuf(cfg)
+	out.RateLimiter = nil // a limiter set on cfg would be shared with cfg's clients
+	out.QPS, out.Burst = opts.QPS, opts.Burst
+	if out.QPS == 0 {
+		out.QPS = DefaultEventQPS
+	}
+	if out.Burst <= 0 {
+		out.Burst = DefaultEventBurst
+	}
+	userAgent := cfg.UserAgent
+	if userAgent == "" {
+		userAgent = rest.DefaultKubernetesUserAgent()
+	}
+	out.UserAgent = userAgent + eventUserAgentSuffix
+	return out
+}
+
+// NewEventRecorder returns a recorder of events.k8s.io Events for the controller name,
+// written by client-go's event broadcaster on a client of their own (EventConfig).
+// Recording starts now, so no event is lost before the manager starts, and stops when the
+// manager stops.
 func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOptions) (events.EventRecorder, error) {
-	client, err := eventsv1client.NewForConfigAndClient(Protobuf(mgr.GetConfig()), mgr.GetHTTPClient())
+	cfg := EventConfig(mgr.GetConfig(), opts)
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the HTTP client of the events of %s: %w", name, err)
+	}
+	client, err := eventsv1client.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating the events client of %s: %w", name, err)
 	}
 	log := mgr.GetLogger().WithName("events")
-	ctx, cancel := context.WithCancel(context.Background())
-	sink := newBoundedSink(logr.NewContext(ctx, log), &events.EventSinkImpl{Interface: client}, EventWriters, MaxWaitingEvents, opts)
+	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), log))
+	sink := newCountingSink(&events.EventSinkImpl{Interface: client}, MaxWaitingEvents, opts.Metrics, log)
 	broadcaster := events.NewBroadcaster(sink)
 	if err := broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		cancel()
@@ -127,217 +151,74 @@ func NewEventRecorder(mgr manager.Manager, name string, opts EventRecorderOption
 	return broadcaster.NewRecorder(mgr.GetScheme(), name), nil
 }
 
-// boundedSink writes events through an EventSink with a few writer goroutines, all but the
-// first of which step aside while yield says so.
+// countingSink passes the broadcaster's writes on to an EventSink, counts what becomes of
+// them, and drops a write while maxWaiting others are under way.
 //
-// A new event (Create) is queued and Create returns at once: the broadcaster calls it from a
-// goroutine of its own per event, and when that goroutine waited for the write, every event
-// waiting in a burst of binds held a goroutine and its stack besides the event, 6.3 KB
-// instead of 1 KB (BenchmarkWaitingEvents). The writer retries a new event that did not reach
-// the kube-apiserver, as the broadcaster would have, newEventAttempts times in all. An event
-// that finds the queue full is dropped. Create reports a queued or dropped event as written:
-// an error would make the broadcaster retry it, up to twelve times.
-//
-// Updates of event series (Patch, Update) go before every new event, and their callers wait
-// for the result, which the broadcaster keeps in its series cache. It writes them while it
-// holds the lock that recording any event takes (when a series ends, and to refresh series):
-// behind a queue of new events that lock was held for minutes in a burst of binds, and every
-// event recorded meanwhile became a goroutine waiting for it, twelve thousand of them (50 MB
-// of stacks) while a thousand-seed landscape filled.
-type boundedSink struct {
-	sink    events.EventSink
-	queue   chan *eventWrite
-	urgent  chan *eventWrite
-	yield   func() bool
-	metrics *EventMetrics
-	log     logr.Logger
+// The broadcaster calls it from a goroutine per event and retries what did not reach the
+// kube-apiserver; a dropped write returns no error, since an error would make the
+// broadcaster retry it. A write cut short by the recorder stopping is dropped too, rather
+// than returned as an error the broadcaster would log and retry.
+type countingSink struct {
+	sink       events.EventSink
+	maxWaiting int64
+	waiting    atomic.Int64
+	metrics    *EventMetrics
+	log        logr.Logger
 }
 
-const (
-	// newEventAttempts is how often a writer tries a new event whose write did not reach
-	// the kube-apiserver, and newEventRetryPause the pause between two tries.
-	newEventAttempts   = 3
-	newEventRetryPause = time.Second
-)
-
-// eventWrite is a write waiting in the queue. done is closed once it is written, for a
-// caller that waits (series updates), with its outcome in written and err; nil for a new
-// event, whose caller does not wait.
-type eventWrite struct {
-	do      func() (*eventsv1.Event, error)
-	event   *eventsv1.Event
-	done    chan struct{}
-	written *eventsv1.Event
-	err     error
+func newCountingSink(sink events.EventSink, maxWaiting int, metrics *EventMetrics, log logr.Logger) *countingSink {
+	return &countingSink{sink: sink, maxWaiting: int64(maxWaiting), metrics: metrics, log: log}
 }
 
-// newBoundedSink starts writers goroutines, which run until ctx ends, behind a queue of
-// maxWaiting writes.
-func newBoundedSink(ctx context.Context, sink events.EventSink, writers, maxWaiting int, opts EventRecorderOptions) *boundedSink {
-	s := &boundedSink{sink: sink, queue: make(chan *eventWrite, maxWaiting), urgent: make(chan *eventWrite, maxWaiting),
-		yield: opts.Yield, metrics: opts.Metrics, log: logr.FromContextOrDiscard(ctx)}
-	for i := range writers {
-		go s.writer(ctx, i > 0 && s.yield != nil)
-	}
-	return s
+func (s *countingSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Create(ctx, event) })
 }
 
-func (s *boundedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	w := &eventWrite{event: event, do: func() (*eventsv1.Event, error) { return s.sink.Create(ctx, event) }}
-	if s.enqueue(s.queue, w) {
-		s.addPending(1)
-	}
-	return nil, nil
+func (s *countingSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Update(ctx, event) })
 }
 
-func (s *boundedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.writeAndWait(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Update(ctx, event) })
+func (s *countingSink) Patch(ctx context.Context, event *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
+	return s.write(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
 }
 
-func (s *boundedSink) Patch(ctx context.Context, event *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	return s.writeAndWait(ctx, event, func() (*eventsv1.Event, error) { return s.sink.Patch(ctx, event, data) })
-}
-
-// enqueue puts w on queue, or drops its event when the queue is full.
-func (s *boundedSink) enqueue(queue chan *eventWrite, w *eventWrite) bool {
-	select {
-	case queue <- w:
-		return true
-	default:
-		s.dropped(w.event, "too many events wait to be written")
-		return false
-	}
-}
-
-// writeAndWait queues do before the new events and waits for it.
-func (s *boundedSink) writeAndWait(ctx context.Context, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
-	w := &eventWrite{do: do, event: event, done: make(chan struct{})}
-	if !s.enqueue(s.urgent, w) {
+// write runs do unless maxWaiting writes are under way, and counts its result.
+func (s *countingSink) write(ctx context.Context, event *eventsv1.Event, do func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+	if s.waiting.Add(1) > s.maxWaiting {
+		s.waiting.Add(-1)
+		s.dropped(event, "too many events wait to be written")
 		return nil, nil
 	}
 	s.addPending(1)
-	defer s.addPending(-1)
-	select {
-	case <-w.done:
-	case <-ctx.Done():
-		// The writers stop with the same context; what they had not taken is lost.
+	written, err := do()
+	s.addPending(-1)
+	s.waiting.Add(-1)
+	switch {
+	case err == nil:
+		s.count(eventWritten)
+	case ctx.Err() != nil:
 		s.dropped(event, "the recorder stopped")
 		return nil, nil
+	default:
+		s.count(eventFailed)
 	}
-	if w.err != nil && ctx.Err() != nil {
-		// Cut short by the recorder stopping, which the broadcaster would log as an error.
-		s.dropped(event, "the recorder stopped")
-		return nil, nil
-	}
-	s.count(w.err)
-	return w.written, w.err
+	return written, err
 }
 
-// count counts one attempt to write an event. A retried write counts once per attempt.
-func (s *boundedSink) count(err error) {
-	if s.metrics == nil {
-		return
-	}
-	result := eventWritten
-	if err != nil {
-		result = eventFailed
-	}
-	s.metrics.results.WithLabelValues(result).Inc()
-}
-
-// writer writes queued events until ctx ends, then drops the new events still queued. One
-// that yields takes no event while yield says so. It may have been waiting for an event since
-// before that, so a burst of binds can meet a few events written at once, for one write each.
-func (s *boundedSink) writer(ctx context.Context, yields bool) {
-	defer s.dropQueued()
-	var pause *time.Timer
-	for {
-		for yields && s.yield() {
-			if pause == nil {
-				pause = time.NewTimer(yieldPoll)
-			} else {
-				pause.Reset(yieldPoll)
-			}
-			select {
-			case <-ctx.Done():
-				pause.Stop()
-				return
-			case <-pause.C:
-			}
-		}
-		var w *eventWrite
-		select {
-		case w = <-s.urgent: // before any new event
-		default:
-			select {
-			case <-ctx.Done():
-				return
-			case w = <-s.urgent:
-			case w = <-s.queue:
-			}
-		}
-		if w.done != nil {
-			w.written, w.err = w.do()
-			close(w.done)
-			continue
-		}
-		s.writeNew(ctx, w)
+func (s *countingSink) count(result string) {
+	if s.metrics != nil {
+		s.metrics.results.WithLabelValues(result).Inc()
 	}
 }
 
-// writeNew writes a new event, and tries again, newEventAttempts times in all, while its
-// write does not reach the kube-apiserver (the broadcaster's rule: a refusal is final).
-func (s *boundedSink) writeNew(ctx context.Context, w *eventWrite) {
-	defer s.addPending(-1)
-	for attempt := 1; ; attempt++ {
-		_, err := w.do()
-		if err != nil && ctx.Err() != nil {
-			s.dropped(w.event, "the recorder stopped")
-			return
-		}
-		s.count(err)
-		if err == nil {
-			return
-		}
-		var status apierrors.APIStatus
-		var construction *rest.RequestConstructionError
-		if errors.As(err, &status) || errors.As(err, &construction) || attempt == newEventAttempts {
-			s.log.Error(err, "Unable to write an event", "attempts", attempt, "reason", w.event.Reason,
-				"regarding", klog.KRef(w.event.Regarding.Namespace, w.event.Regarding.Name))
-			return
-		}
-		select {
-		case <-ctx.Done():
-			s.dropped(w.event, "the recorder stopped")
-			return
-		case <-time.After(wait.Jitter(newEventRetryPause, 0.25)):
-		}
-	}
-}
-
-// dropQueued drops the new events still queued once the recorder stops.
-func (s *boundedSink) dropQueued() {
-	for {
-		select {
-		case w := <-s.queue:
-			s.dropped(w.event, "the recorder stopped")
-			s.addPending(-1)
-		default:
-			return
-		}
-	}
-}
-
-func (s *boundedSink) addPending(n float64) {
+func (s *countingSink) addPending(n float64) {
 	if s.metrics != nil {
 		s.metrics.pending.Add(n)
 	}
 }
 
-func (s *boundedSink) dropped(event *eventsv1.Event, why string) {
-	if s.metrics != nil {
-		s.metrics.results.WithLabelValues(eventDropped).Inc()
-	}
+func (s *countingSink) dropped(event *eventsv1.Event, why string) {
+	s.count(eventDropped)
 	s.log.V(1).Info("Dropped an event", "why", why, "reason", event.Reason,
 		"regarding", klog.KRef(event.Regarding.Namespace, event.Regarding.Name))
 }

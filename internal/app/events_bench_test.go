@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -14,11 +15,12 @@ import (
 	"k8s.io/client-go/tools/events"
 )
 
-// BenchmarkWaitingEvents records events through client-go's broadcaster into a bounded sink
-// whose kube-apiserver does not answer, as in a burst of binds, and reports what each
-// waiting event holds: heap bytes and goroutines.
+// BenchmarkWaitingEvents records events through client-go's broadcaster and the recorder's
+// counting sink while the kube-apiserver does not answer, as when a burst of binds outruns
+// the event client's rate limit, and reports what each waiting event holds: heap and stack
+// bytes, and goroutines.
 func BenchmarkWaitingEvents(b *testing.B) {
-	const n = 10000
+	const n = MaxWaitingEvents
 	idle := runtime.NumGoroutine()
 	for range b.N {
 		b.StopTimer()
@@ -28,8 +30,7 @@ func BenchmarkWaitingEvents(b *testing.B) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		inner := &blockingSink{release: make(chan struct{})}
-		sink := newBoundedSink(ctx, inner, EventWriters, MaxWaitingEvents, EventRecorderOptions{Metrics: metrics})
-		broadcaster := events.NewBroadcaster(sink)
+		broadcaster := events.NewBroadcaster(newCountingSink(inner, MaxWaitingEvents, metrics, logr.Discard()))
 		if err := broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 			b.Fatal(err)
 		}

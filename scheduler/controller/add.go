@@ -113,8 +113,7 @@ func (r *Reconciler) addMetricsAndEvents(ctx context.Context, mgr manager.Manage
 	r.metrics = m
 	if r.Recorder == nil {
 		recorder, err := app.NewEventRecorder(mgr, Name, app.EventRecorderOptions{
-			Metrics: m.events,
-			Yield:   func() bool { return r.scheduling.Load() > 0 },
+			QPS: r.EventQPS, Burst: r.EventBurst, Metrics: m.events,
 		})
 		if err != nil {
 			return err

@@ -223,7 +223,7 @@ Would fit a new replica of ManagedSeedSet(s): landscape/eu1-fresh`
 		}
 	}
 	sort.Strings(names)
-	// The events asserted above went through the recorder's bounded writers: at least one
+	// The events asserted above went through the recorder's counting sink: at least one
 	// SchedulingSuccessful per bind, none dropped.
 	assert.GreaterOrEqual(t, metricValue(t, s.registry, "seedscaler_scheduler_events_total", "result", "written"), scheduled)
 	assert.Zero(t, metricValue(t, s.registry, "seedscaler_scheduler_events_total", "result", "dropped"))

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -65,8 +64,12 @@ type Reconciler struct {
 	Profile *framework.Profile
 	// Ledger holds usage and reservations; its Handler must be fed by the Shoot informer.
 	Ledger *capacity.Ledger
-	// Recorder emits events on shoots.
-	Recorder events.EventRecorder
+	// Recorder emits events on shoots; when nil, one of app.NewEventRecorder on a client
+	// whose rate limit is EventQPS and EventBurst (app's defaults when zero), so that the
+	// event every bind records never waits for the binds' rate limit nor takes from it.
+	Recorder   events.EventRecorder
+	EventQPS   float32
+	EventBurst int
 	// Clock stamps lastOperation.
 	Clock clock.PassiveClock
 	// Synced reports whether the ledger and the seed snapshot have seen every shoot and
@@ -78,9 +81,6 @@ type Reconciler struct {
 	pending      *pendingFits
 	seedSnapshot *seedSnapshot
 	regions      *regionConfigs
-	// scheduling counts the shoots being scheduled now; the event recorder writes fewer
-	// events at once while it is above zero, so that binds go first.
-	scheduling atomic.Int32
 
 	mu       sync.Mutex
 	failures map[string]int
@@ -96,8 +96,6 @@ type Reconciler struct {
 // Reconcile binds the shoot to a seed, or reports why none fits and retries with backoff.
 // A shoot another scheduler reported unschedulable it only counts in pending-fit.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	r.scheduling.Add(1)
-	defer r.scheduling.Add(-1)
 	if r.Synced != nil && !r.Synced() {
 		// Deciding before every shoot is counted could overcommit a seed.
 		return ctrl.Result{RequeueAfter: retrySoon}, nil
