@@ -33,9 +33,15 @@ const (
 
 // AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
 // autoscaling.keda.sh/paused-replicas does: the autoscaler scales the target to the given
-// number of replicas, a whole number of 0 or more, keeps it there and decides nothing else
-// until the annotation is removed.
+// number of replicas, a whole number from 0 to MaxReplicasLimit, keeps it there and
+// decides nothing else until the annotation is removed.
 const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
+
+// MaxReplicasLimit is the most replicas the API allows anywhere: spec.maxReplicas and
+// fallback.replicas of a SeedAutoscaler and spec.replicas of a ManagedSeedSet (their
+// Maximum markers say the same number), and the paused-replicas annotation, which no
+// schema checks. A pause never asks for more seeds than an autoscaler could.
+const MaxReplicasLimit = 1000
 
 // AnnotationPausedScaleIn set to "true" on a SeedAutoscaler pauses scale-in only, as KEDA's
 // autoscaling.keda.sh/paused-scale-in does: the autoscaler goes on measuring and deciding,
