@@ -11,12 +11,12 @@ import (
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
 )
 
-// FuzzPausedReplicas feeds the paused-replicas annotation anything: a whole number of 0 or
-// more (that fits the replicas) pauses the target at it, and reads back the same written
-// as digits; anything else holds the target where it is and says so, naming the
+// FuzzPausedReplicas feeds the paused-replicas annotation anything: a whole number from 0 to
+// the most replicas the API allows pauses the target at it, and reads back the same
+// written as digits; anything else holds the target where it is and says so, naming the
 // annotation and its value.
 func FuzzPausedReplicas(f *testing.F) {
-	for _, s := range []string{"3", "0", "", "-1", "three", "2147483647", "2147483648", " 3", "3.0", "+3", "0x10", "1e2"} {
+	for _, s := range []string{"3", "0", "", "-1", "three", "2147483647", "2147483648", " 3", "3.0", "+3", "0x10", "1e2", "1000", "1001"} {
 		f.Add(s)
 	}
 	const current = 5
@@ -27,7 +27,7 @@ func FuzzPausedReplicas(f *testing.F) {
 		}}
 		d := pause(sa, current, decided)
 		n, err := strconv.ParseInt(value, 10, 32)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > autoscalingv1alpha1.MaxReplicasLimit {
 			assert.Equal(t, int32(current), d.DesiredReplicas, "held where it is")
 			assert.Equal(t, recommend.ReasonInvalidPausedReplicas, d.ScalingActive.Reason)
 			assert.Contains(t, d.ScalingActive.Message, "annotation "+autoscalingv1alpha1.AnnotationPausedReplicas+"="+strconv.Quote(value))

@@ -14,20 +14,31 @@ import (
 )
 
 // pause applies the pause annotation to a decision: the target goes to the paused replicas;
-// with a value that is not a number of replicas, it stays where it is.
+// with a value that is not a number of replicas the API allows, it stays where it is.
 func pause(sa *autoscalingv1alpha1.SeedAutoscaler, current int32, d recommend.Decision) recommend.Decision {
 	v, ok := sa.Annotations[autoscalingv1alpha1.AnnotationPausedReplicas]
 	if !ok {
 		return d
 	}
-	n, err := strconv.ParseInt(v, 10, 32)
-	if err != nil || n < 0 {
+	n, ok := pausedReplicas(v)
+	if !ok {
 		return recommend.Pause(d, current, controllerutils.False(recommend.ReasonInvalidPausedReplicas, fmt.Sprintf(
-			"annotation %s=%q is not a whole number of replicas (0 or more, such as \"3\"): the autoscaler holds the target at its %d replicas until the annotation is corrected or removed",
-			autoscalingv1alpha1.AnnotationPausedReplicas, v, current)))
+			"annotation %s=%q is not a whole number of replicas from 0 to %d (such as \"3\"): the autoscaler holds the target at its %d replicas until the annotation is corrected or removed",
+			autoscalingv1alpha1.AnnotationPausedReplicas, v, autoscalingv1alpha1.MaxReplicasLimit, current)))
 	}
-	return recommend.Pause(d, int32(n), controllerutils.False(recommend.ReasonScalingPaused, fmt.Sprintf(
+	return recommend.Pause(d, n, controllerutils.False(recommend.ReasonScalingPaused, fmt.Sprintf(
 		"paused at %d replicas by the annotation %s; remove it to resume autoscaling", n, autoscalingv1alpha1.AnnotationPausedReplicas)))
+}
+
+// pausedReplicas reads the paused-replicas annotation: a whole number from 0 to the most
+// replicas the API allows. No schema checks an annotation, so the bound is here: a typo
+// such as 30000 must not ask for thousands of seeds.
+func pausedReplicas(v string) (int32, bool) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || n < 0 || n > autoscalingv1alpha1.MaxReplicasLimit {
+		return 0, false
+	}
+	return int32(n), true
 }
 
 // directionPause is what the paused-scale-in and paused-scale-out annotations say.

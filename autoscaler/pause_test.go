@@ -66,6 +66,42 @@ func TestReadDirectionPause(t *testing.T) {
 	}
 }
 
+// paused-replicas takes what the API allows a set's replicas: 0 to 1000. Above it, as for
+// any value that is not a number of replicas, the target holds where it is and the
+// condition names the annotation, its value and the bound.
+func TestPausedReplicasAreBounded(t *testing.T) {
+	const current = 5
+	decided := recommend.Decision{DesiredReplicas: 7, Reason: "decided"}
+	tests := []struct {
+		value        string
+		wantReplicas int32
+		wantReason   controllerutils.Reason
+	}{
+		{value: "0", wantReplicas: 0, wantReason: recommend.ReasonScalingPaused},
+		{value: "3", wantReplicas: 3, wantReason: recommend.ReasonScalingPaused},
+		{value: "1000", wantReplicas: 1000, wantReason: recommend.ReasonScalingPaused},
+		{value: "1001", wantReplicas: current, wantReason: recommend.ReasonInvalidPausedReplicas},
+		{value: "30000", wantReplicas: current, wantReason: recommend.ReasonInvalidPausedReplicas},
+		{value: "2147483647", wantReplicas: current, wantReason: recommend.ReasonInvalidPausedReplicas},
+		{value: "-1", wantReplicas: current, wantReason: recommend.ReasonInvalidPausedReplicas},
+		{value: "three", wantReplicas: current, wantReason: recommend.ReasonInvalidPausedReplicas},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			sa := &autoscalingv1alpha1.SeedAutoscaler{ObjectMeta: metav1.ObjectMeta{
+				Annotations: map[string]string{autoscalingv1alpha1.AnnotationPausedReplicas: tt.value},
+			}}
+			d := pause(sa, current, decided)
+			assert.Equal(t, tt.wantReplicas, d.DesiredReplicas)
+			assert.Equal(t, tt.wantReason, d.ScalingActive.Reason)
+			if tt.wantReason == recommend.ReasonInvalidPausedReplicas {
+				assert.Equal(t, `annotation autoscaling.seedscaler.io/paused-replicas="`+tt.value+`" is not a whole number of replicas from 0 to 1000 (such as "3"): the autoscaler holds the target at its 5 replicas until the annotation is corrected or removed`,
+					d.ScalingActive.Message)
+			}
+		})
+	}
+}
+
 // A consolidation drain only prepares a scale-in: pausing scale-in gives it up.
 func TestPausedScaleInCancelsAConsolidationDrain(t *testing.T) {
 	ms := &seedmanagementv1alpha1.ManagedSeed{ObjectMeta: metav1.ObjectMeta{Name: "s-0"}}

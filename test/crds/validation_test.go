@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/test/framework/manifest"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
@@ -140,10 +141,10 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 		{"metric on a resource without published usage", "seedautoscaler.yaml", setMetric("persistent-volumes", "resource", "name"),
 			`spec.metrics[0].resource.name: Unsupported value: "persistent-volumes": supported values: "shoots"`},
 		{"autoscaler max above the bound", "seedautoscaler.yaml",
-			set(int64(1001), "spec", "maxReplicas"), "spec.maxReplicas: Invalid value: 1001: spec.maxReplicas in body should be less than or equal to 1000"},
+			set(int64(autoscalingv1alpha1.MaxReplicasLimit+1), "spec", "maxReplicas"), fmt.Sprintf("spec.maxReplicas: Invalid value: %d: spec.maxReplicas in body should be less than or equal to %d", autoscalingv1alpha1.MaxReplicasLimit+1, autoscalingv1alpha1.MaxReplicasLimit)},
 		{"fallback replicas above the bound", "seedautoscaler.yaml",
-			setMetric(map[string]any{"failureDurationSeconds": int64(60), "replicas": int64(1001)}, "fallback"),
-			"spec.metrics[0].fallback.replicas in body should be less than or equal to 1000"},
+			setMetric(map[string]any{"failureDurationSeconds": int64(60), "replicas": int64(autoscalingv1alpha1.MaxReplicasLimit + 1)}, "fallback"),
+			fmt.Sprintf("spec.metrics[0].fallback.replicas in body should be less than or equal to %d", autoscalingv1alpha1.MaxReplicasLimit)},
 		{"the same metric twice", "seedautoscaler.yaml", duplicateMetric("AverageValue"),
 			"spec.metrics: Invalid value: spec.metrics lists the same metric twice (same type and resource name): list each metric once, with one target"},
 		{"scale target without apiVersion", "seedautoscaler.yaml",
@@ -200,7 +201,7 @@ func TestInvalidObjectsAreRejectedNamingTheField(t *testing.T) {
 			set(map[string]any{"forecasts": []any{"Seasonal"}, "trend": map[string]any{"windowSeconds": int64(1800)}}, "spec", "scaleAhead"),
 			"spec.scaleAhead.trend configures a forecast that spec.scaleAhead.forecasts does not list: add Trend to forecasts or remove trend"},
 		{"set with replicas above the bound", "managedseedset.yaml",
-			set(int64(1001), "spec", "replicas"), "spec.replicas: Invalid value: 1001: spec.replicas in body should be less than or equal to 1000"},
+			set(int64(autoscalingv1alpha1.MaxReplicasLimit+1), "spec", "replicas"), fmt.Sprintf("spec.replicas: Invalid value: %d: spec.replicas in body should be less than or equal to %d", autoscalingv1alpha1.MaxReplicasLimit+1, autoscalingv1alpha1.MaxReplicasLimit)},
 		{"scale target without kind", "seedautoscaler.yaml",
 			remove("spec", "scaleTargetRef", "kind"), "spec.scaleTargetRef.kind: Required value"},
 		{"scale target without name", "seedautoscaler.yaml",
@@ -267,14 +268,14 @@ func TestValidSeedAutoscalerVariantsAreAccepted(t *testing.T) {
 	}{
 		{"another kind with a scale subresource", set(map[string]any{"apiVersion": "pools.test.seedscaler.io/v1", "kind": "SeedPool", "name": "pool-1.eu"}, "spec", "scaleTargetRef")},
 		{"a kind of the core group", set(map[string]any{"apiVersion": "v1", "kind": "ReplicationController", "name": "rc"}, "spec", "scaleTargetRef")},
-		{"maxReplicas at the bound", set(int64(1000), "spec", "maxReplicas")},
+		{"maxReplicas at the bound", set(int64(autoscalingv1alpha1.MaxReplicasLimit), "spec", "maxReplicas")},
 		{"scale ahead on both forecasts with every setting", set(map[string]any{
 			"forecasts": []any{"Trend", "Seasonal"}, "leadTimeSeconds": int64(21600),
 			"trend": map[string]any{"windowSeconds": int64(1800)}, "seasonal": map[string]any{"periodSeconds": int64(604800)},
 			"accuracy": map[string]any{"thresholdPercent": int64(50), "windowSeconds": int64(3600)},
 		}, "spec", "scaleAhead")},
 		{"scale ahead on the trend alone", set(map[string]any{"forecasts": []any{"Trend"}}, "spec", "scaleAhead")},
-		{"fallback at the bound", setMetric(map[string]any{"failureDurationSeconds": int64(60), "replicas": int64(1000)}, "fallback")},
+		{"fallback at the bound", setMetric(map[string]any{"failureDurationSeconds": int64(60), "replicas": int64(autoscalingv1alpha1.MaxReplicasLimit)}, "fallback")},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,7 +37,8 @@ type Consolidation struct {
 	// seedscaler.io/migration-weight). Consolidation drains the seed of the highest score,
 	// and none below minScore; "0.02" (one seed for up to 50 ordinary migrations) when unset.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="spec.behavior.scaleDown.consolidation.minScore must not be negative, e.g. minScore: \"0.02\" (one seed freed for up to 50 ordinary migrations)"
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="spec.behavior.scaleDown.consolidation.minScore must be a quantity such as 0.02, 50m or 2e-2, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
+	// +kubebuilder:validation:XValidation:rule="(type(self) == string && self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')) || !quantity(string(self)).isLessThan(quantity('0'))",message="spec.behavior.scaleDown.consolidation.minScore must not be negative, e.g. minScore: \"0.02\" (one seed freed for up to 50 ordinary migrations)"
 	MinScore *resource.Quantity `json:"minScore,omitempty"`
 	// budgets bound the disruptions of the set at once, as a Karpenter NodePool's disruption
 	// budgets: seeds drained or being removed, or shoots whose control planes migrate, for

@@ -33,9 +33,15 @@ const (
 
 // AnnotationPausedReplicas on a SeedAutoscaler pauses it, as KEDA's
 // autoscaling.keda.sh/paused-replicas does: the autoscaler scales the target to the given
-// number of replicas, a whole number of 0 or more, keeps it there and decides nothing else
-// until the annotation is removed.
+// number of replicas, a whole number from 0 to MaxReplicasLimit, keeps it there and
+// decides nothing else until the annotation is removed.
 const AnnotationPausedReplicas = "autoscaling.seedscaler.io/paused-replicas"
+
+// MaxReplicasLimit is the most replicas the API allows anywhere: spec.maxReplicas and
+// fallback.replicas of a SeedAutoscaler and spec.replicas of a ManagedSeedSet (their
+// Maximum markers say the same number), and the paused-replicas annotation, which no
+// schema checks. A pause never asks for more seeds than an autoscaler could.
+const MaxReplicasLimit = 1000
 
 // AnnotationPausedScaleIn set to "true" on a SeedAutoscaler pauses scale-in only, as KEDA's
 // autoscaling.keda.sh/paused-scale-in does: the autoscaler goes on measuring and deciding,
@@ -338,7 +344,8 @@ type MetricTarget struct {
 	AverageUtilization *int32 `json:"averageUtilization,omitempty"`
 	// averageValue is the target usage per seed.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="target.averageValue must be greater than zero"
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="target.averageValue must be a quantity such as 100, 1.5k or 1e3, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
+	// +kubebuilder:validation:XValidation:rule="(type(self) == string && self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')) || quantity(string(self)).isGreaterThan(quantity('0'))",message="target.averageValue must be greater than zero"
 	AverageValue *resource.Quantity `json:"averageValue,omitempty"`
 }
 
@@ -431,7 +438,8 @@ type ScalingRules struct {
 	// tolerance is the relative deviation from the target that causes no scaling in this
 	// direction (KEP-4951), for example "0.05"; 0.1 when unset.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="tolerance must not be negative, e.g. \"0.05\""
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="tolerance must be a quantity such as 0.05, 50m or 5e-2, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
+	// +kubebuilder:validation:XValidation:rule="(type(self) == string && self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')) || !quantity(string(self)).isLessThan(quantity('0'))",message="tolerance must not be negative, e.g. \"0.05\""
 	Tolerance *resource.Quantity `json:"tolerance,omitempty"`
 	// consolidation opts in to draining seeds of a set that is above its needs but cannot
 	// shrink because its seeds host shoots; under scaleDown only.
@@ -583,6 +591,7 @@ type ScaleAheadStatus struct {
 	// demand is the demand now: shoots on the target's seeds plus pending; unset when
 	// unknown.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="status.scaleAhead.demand must be a quantity such as 120 or 1.5k, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Demand *resource.Quantity `json:"demand,omitempty"`
 	// forecasts are each forecast's value and accuracy.
 	// +optional
@@ -635,6 +644,7 @@ type ForecastStatus struct {
 	// demand is the forecast demand at the lead time, in shoots; unset when the forecast
 	// could not be read.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="forecasts[].demand must be a quantity such as 120 or 1.5k, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Demand *resource.Quantity `json:"demand,omitempty"`
 	// message says why the forecast could not be read, or how accurate it has been.
 	// +optional
@@ -695,6 +705,7 @@ type ForecastPrediction struct {
 	Time metav1.Time `json:"time"`
 	// demand forecast for that time, in shoots.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="the demand of a prediction must be a quantity such as 120 or 1.5k, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Demand resource.Quantity `json:"demand"`
 }
 
@@ -723,9 +734,11 @@ type ResourceMetricStatus struct {
 type MetricValueStatus struct {
 	// value is the total usage over the seeds.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="current.value must be a quantity such as 120 or 1.5k, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Value *resource.Quantity `json:"value,omitempty"`
 	// averageValue is the average usage per seed.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="type(self) != string || !self.matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')",message="current.averageValue must be a quantity such as 40 or 1.5k, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	AverageValue *resource.Quantity `json:"averageValue,omitempty"`
 	// averageUtilization is the usage in percent of allocatable.
 	// +optional

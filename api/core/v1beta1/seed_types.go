@@ -289,15 +289,26 @@ type SeedStatus struct {
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// capacity is the total amount of each resource the seed has.
+	// capacity is the total amount of each resource the seed has, for at most 32 resources.
+	// Each quantity has at most 64 characters and a whole exponent of at most 3 digits, as
+	// every quantity of these CRDs: every part decodes them, and a longer exponent would
+	// stall it.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(r, type(self[r]) != string || !self[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])'))",message="status.capacity values must be quantities such as 500, 1.5k or 100Gi, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Capacity corev1.ResourceList `json:"capacity,omitempty"`
-	// allocatable is the amount of each resource available to shoots: capacity minus reserved.
+	// allocatable is the amount of each resource available to shoots: capacity minus
+	// reserved. Bounded as capacity is.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(r, type(self[r]) != string || !self[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])'))",message="status.allocatable values must be quantities such as 500, 1.5k or 100Gi, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
 	// usage is the amount of each resource shoots consume, as last counted by the seed
 	// controller. Informational: the scheduler counts usage itself and never reads it.
+	// Bounded as capacity is.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(r, type(self[r]) != string || !self[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])'))",message="status.usage values must be quantities such as 12, 1.5k or 100Gi, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Usage corev1.ResourceList `json:"usage,omitempty"`
 	// lastOperation is the last operation on the seed; a seed without one is not usable.
 	// +optional

@@ -190,17 +190,27 @@ type GardenletConfiguration struct {
 
 // ResourcesConfiguration is a seed's total capacity per resource and what Gardener reserves
 // of it. The seed's allocatable is capacity minus reserved.
+//
+// The reserved <= capacity rule does not compare a quantity whose exponent has 4 digits or
+// more: capacity's and reserved's own rules refuse it, and quantity() would run
+// resource.ParseQuantity on it in the kube-apiserver, which never returns for an exponent
+// beyond int32. The pattern `make generate` gives every quantity refuses it too, but a
+// failed pattern does not stop the CEL rules from running; a failed maxLength does, so a
+// quantity longer than 64 characters reaches no rule.
 // +kubebuilder:validation:XValidation:rule="!has(self.reserved) || self.reserved.all(r, has(self.capacity) && r in self.capacity)",message="resources.reserved names a resource that resources.capacity lacks: reserve only resources that have a capacity"
-// +kubebuilder:validation:XValidation:rule="!has(self.reserved) || !has(self.capacity) || self.reserved.all(r, !(r in self.capacity) || quantity(string(self.reserved[r])).compareTo(quantity(string(self.capacity[r]))) <= 0)",message="resources.reserved exceeds resources.capacity for a resource: reserve at most the capacity"
+// +kubebuilder:validation:XValidation:rule="!has(self.reserved) || !has(self.capacity) || self.reserved.all(r, !(r in self.capacity) || (type(self.reserved[r]) == string && self.reserved[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')) || (type(self.capacity[r]) == string && self.capacity[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])')) || quantity(string(self.reserved[r])).compareTo(quantity(string(self.capacity[r]))) <= 0)",message="resources.reserved exceeds resources.capacity for a resource: reserve at most the capacity"
 type ResourcesConfiguration struct {
 	// capacity is the total amount of each resource, for example shoots: 250.
 	// At most 6 resources, which keeps the reserved <= capacity rule within CEL's cost budget.
+	// Each quantity has at most 64 characters and a whole exponent of at most 3 digits.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=6
+	// +kubebuilder:validation:XValidation:rule="self.all(r, type(self[r]) != string || !self[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])'))",message="resources.capacity values must be quantities such as 250, 1.5k or 100Gi, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Capacity corev1.ResourceList `json:"capacity,omitempty"`
-	// reserved is the amount of each resource reserved for Gardener.
+	// reserved is the amount of each resource reserved for Gardener, bounded as capacity is.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=6
+	// +kubebuilder:validation:XValidation:rule="self.all(r, type(self[r]) != string || !self[r].matches('[eE][+-]?([0-9]{4}|[0-9]*[.])'))",message="resources.reserved values must be quantities such as 5, 1.5k or 10Gi, with a whole exponent of at most 3 digits (1e3, not 1e1000)"
 	Reserved corev1.ResourceList `json:"reserved,omitempty"`
 }
 
