@@ -247,6 +247,7 @@ type run struct {
 	rng    *rand.Rand
 
 	now          time.Duration
+	events       eventQueue
 	seeds        []*seed // by id; ready and provisioning
 	provisioning []*seed // in order of readyAt
 	nextSeedID   int
@@ -363,83 +364,76 @@ func (r *run) placeInitial(n int, newShoot func() *shoot) {
 	}
 }
 
-// loop is the discrete-event loop: each step takes the earliest of the next demand change,
-// seed readiness, scrape, decision and timeline sample; at equal times in that order.
+// loop is the discrete-event loop: it takes the earliest event off the queue (events.go),
+// moves the clock to it and lets it happen, until the end of the trace. The trace's
+// changes, Prometheus' scrapes, the autoscaler's decisions and the timeline's minutes
+// queue their next event as each happens; seeds, and the long-lived workload's shoots,
+// queue theirs when they are created.
 func (r *run) loop() {
 	c := r.cfg
-	end := time.Duration(c.Trace.Minutes()) * time.Minute
-	var (
-		minute    = 1 // the trace minute whose changes come next
-		change    = 0 // the next change within it
-		nextScr   time.Duration
-		nextDec   = c.SyncPhase
-		decPeriod = c.SyncPeriod
-		nextPoint time.Duration
-	)
+	r.events.Push(event{at: time.Duration(c.Trace.Minutes()) * time.Minute, kind: eventEnd})
+	r.pushDemandChange(1, 0)
+	r.events.Push(event{kind: eventScrape, every: c.ScrapeInterval})
+	decide := event{at: c.SyncPhase, kind: eventDecide, every: c.SyncPeriod}
 	if r.policy == PolicyEvent {
 		// A decision whenever a new sample becomes visible.
-		nextDec, decPeriod = c.CacheTTL, c.ScrapeInterval
+		decide.at, decide.every = c.CacheTTL, c.ScrapeInterval
 	}
-	changeAt := func() (time.Duration, bool) {
-		for minute < c.Trace.Minutes() {
-			k := abs(c.Trace.Shoots[minute] - c.Trace.Shoots[minute-1])
-			if change < k {
-				return time.Duration(minute)*time.Minute + time.Duration(change)*time.Minute/time.Duration(k), true
-			}
-			minute, change = minute+1, 0
-		}
-		return 0, false
-	}
+	r.events.Push(decide)
+	r.events.Push(event{kind: eventPoint, every: time.Minute})
 	for {
-		next := end
-		kind := "end"
-		if at, ok := changeAt(); ok && at < next {
-			next, kind = at, "change"
-		}
-		if len(r.provisioning) > 0 && r.provisioning[0].readyAt < next {
-			next, kind = r.provisioning[0].readyAt, "ready"
-		}
-		if nextScr < next {
-			next, kind = nextScr, "scrape"
-		}
-		if nextDec < next {
-			next, kind = nextDec, "decide"
-		}
-		if nextPoint < next {
-			next, kind = nextPoint, "point"
-		}
-		if r.life != nil {
-			if at, k, ok := r.nextLifeEvent(); ok && at < next {
-				next, kind = at, k
-			}
-		}
-		r.advance(next)
-		switch kind {
-		case "end":
+		e, ok := r.events.Pop()
+		if !ok {
 			return
-		case "change":
-			if c.Trace.Shoots[minute] > c.Trace.Shoots[minute-1] {
-				r.create(minute)
+		}
+		if e.kind == eventSeedReady && (e.seed.ready || e.seed.removed) {
+			// Made ready at once, or removed while it provisioned: nothing happens, and
+			// the clock does not stop here.
+			continue
+		}
+		r.advance(e.at)
+		switch e.kind {
+		case eventEnd:
+			return
+		case eventDemandChange:
+			if c.Trace.Shoots[e.minute] > c.Trace.Shoots[e.minute-1] {
+				r.create(e.minute)
 			} else {
 				r.delete()
 			}
-			change++
-		case "ready":
-			s := r.provisioning[0]
-			r.provisioning = r.provisioning[1:]
-			s.ready = true
-			r.bindPending()
-		case "scrape":
+			r.pushDemandChange(e.minute, e.change+1)
+		case eventSeedReady:
+			r.ready(e.seed)
+		case eventScrape:
 			r.scrape()
-			nextScr += c.ScrapeInterval
-		case "decide":
+		case eventDecide:
 			r.decide()
-			nextDec += decPeriod
-		case "point":
+		case eventPoint:
 			r.point()
-			nextPoint += time.Minute
-		default:
-			r.lifeEvent(kind)
+		case eventArrive:
+			r.arrive(e.arrival)
+		case eventExpire:
+			r.leave(e.shoot)
+		case eventMigrated:
+			r.migrated(e.shoot)
+		}
+		if e.every > 0 {
+			e.at += e.every
+			r.events.Push(e)
+		}
+	}
+}
+
+// pushDemandChange queues the trace's next change of the demand: the change-th of minute
+// (during minute m the demand moves from Shoots[m-1] to Shoots[m], one shoot at a time at
+// even intervals), else the first of a later minute; none once the trace has no more.
+func (r *run) pushDemandChange(minute, change int) {
+	tr := r.cfg.Trace
+	for ; minute < tr.Minutes(); minute, change = minute+1, 0 {
+		if k := abs(tr.Shoots[minute] - tr.Shoots[minute-1]); change < k {
+			at := time.Duration(minute)*time.Minute + time.Duration(change)*time.Minute/time.Duration(k)
+			r.events.Push(event{at: at, kind: eventDemandChange, minute: minute, change: change})
+			return
 		}
 	}
 }
@@ -488,9 +482,15 @@ func (r *run) firstFit() *seed {
 	return best
 }
 
+// create is a shoot the trace creates in minute.
 func (r *run) create(minute int) {
 	tr := r.cfg.Trace
-	sh := &shoot{createdAt: r.now, spike: minute >= tr.SpikeFrom && minute < tr.SpikeTo}
+	r.place(&shoot{createdAt: r.now, spike: minute >= tr.SpikeFrom && minute < tr.SpikeTo})
+}
+
+// place binds a new shoot at once when a seed has room and no shoot waits before it;
+// otherwise it waits its turn.
+func (r *run) place(sh *shoot) {
 	if s := r.firstFit(); s != nil && len(r.pending) == 0 {
 		r.bind(sh, s)
 		return
@@ -670,6 +670,7 @@ func (r *run) scale(now time.Time, current, desired int32) {
 			r.nextSeedID++
 			r.seeds = append(r.seeds, s)
 			r.provisioning = append(r.provisioning, s)
+			r.events.Push(event{at: s.readyAt, kind: eventSeedReady, seed: s})
 		}
 		if r.cfg.Provisioning == 0 {
 			r.readyNow()
@@ -697,6 +698,15 @@ func (r *run) scale(now time.Time, current, desired int32) {
 		r.scaleEvents = recommend.RecordScaleEvent(now, change, r.cfg.Behavior, r.scaleEvents)
 		r.res.ScaleEvents++
 	}
+}
+
+// ready makes a seed that finished provisioning ready, and binds pending shoots on it.
+func (r *run) ready(s *seed) {
+	if i := slices.Index(r.provisioning, s); i >= 0 {
+		r.provisioning = slices.Delete(r.provisioning, i, i+1)
+	}
+	s.ready = true
+	r.bindPending()
 }
 
 // readyNow makes seeds that need no provisioning ready at once.
