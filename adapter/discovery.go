@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
 )
@@ -136,7 +137,7 @@ func (d *discoverer) refresh(ctx context.Context) error {
 		r := &d.cfg.Rules[i]
 		names, err := d.seriesNames(ctx, r.SeriesQuery, start, now)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("rules[%d] (%s): seriesQuery: %w", i, r.Name, err))
+			errs = append(errs, fmt.Errorf("%s: %w", rulesPath.Index(i).Child("seriesQuery"), err))
 			continue
 		}
 		d.avail.seen(false, i, &r.query, names, now)
@@ -145,7 +146,7 @@ func (d *discoverer) refresh(ctx context.Context) error {
 		r := &d.cfg.ExternalRules[i]
 		names, err := d.seriesNames(ctx, r.SeriesQuery, start, now)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("externalRules[%d] (%s): seriesQuery: %w", i, r.Name, err))
+			errs = append(errs, fmt.Errorf("%s: %w", externalRulesPath.Index(i).Child("seriesQuery"), err))
 			continue
 		}
 		d.avail.seen(true, i, &r.query, names, now)
@@ -207,7 +208,7 @@ func (d *discoverer) checkQueries(ctx context.Context) error {
 		errs        []error
 		unreachable bool
 	)
-	check := func(kind string, i int, name string, spec *querySpec, groupBy []string) {
+	check := func(path *field.Path, name string, spec *querySpec, groupBy []string) {
 		if unreachable {
 			return
 		}
@@ -219,7 +220,7 @@ func (d *discoverer) checkQueries(ctx context.Context) error {
 			return
 		}
 		if badSelector(err) {
-			errs = append(errs, fmt.Errorf("%s[%d] (%s): metricsQuery: Prometheus refuses the rendered query %s: %w", kind, i, name, q.value, err))
+			errs = append(errs, fmt.Errorf("%s: Prometheus refuses the rendered query %s: %w", path.Child("metricsQuery"), q.value, err))
 			return
 		}
 		// Do not wait out a timeout per rule when Prometheus is away.
@@ -232,11 +233,11 @@ func (d *discoverer) checkQueries(ctx context.Context) error {
 		if r.Namespaced() {
 			groupBy = append(groupBy, r.NamespaceLabel)
 		}
-		check("rules", i, r.Name, &r.query, groupBy)
+		check(rulesPath.Index(i), r.Name, &r.query, groupBy)
 	}
 	for i := range d.cfg.ExternalRules {
 		r := &d.cfg.ExternalRules[i]
-		check("externalRules", i, r.Name, &r.query, r.GroupBy)
+		check(externalRulesPath.Index(i), r.Name, &r.query, r.GroupBy)
 	}
 	return errors.Join(errs...)
 }

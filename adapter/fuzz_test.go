@@ -32,10 +32,11 @@ func docYAML(f *testing.F) [][]byte {
 	return blocks
 }
 
-// configProblem is how every problem of a configuration that decodes starts: the field,
-// under its rule (by index, and name when it has one).
+// configProblem is how every problem of a configuration that decodes starts: the path of
+// its field (a rule's fields under the rule's index) and the kind of problem.
 var configProblem = regexp.MustCompile(`^(apiVersion|kind|discovery\.(interval|retention)|values\.(cacheTTL|staleness)|rules|` +
-	`(rules|externalRules)\[\d+\]( \(.*\))?: (name|seriesQuery|resource(\.resource|\.group)?|objectLabel|namespaceLabel|groupBy\[\d+\]|parameters\[\d+\](\.name)?|window|metricName\.matches|metricsQuery)): `)
+	`(rules|externalRules)\[\d+\]\.(name|seriesQuery|resource(\.resource|\.group)?|objectLabel|namespaceLabel|groupBy\[\d+\]|parameters\[\d+\](\.name)?|window|metricName\.matches|metricsQuery)): ` +
+	`(Required value|Invalid value|Unsupported value|Duplicate value|Forbidden)`)
 
 // decodeProblem is what a file that does not decode is told: the line, the unknown field,
 // or the field of a value of the wrong type.

@@ -679,13 +679,13 @@ func TestStartUpRefusesWhatTheClusterOrPrometheusRefuses(t *testing.T) {
 		name, rules, want string
 	}{
 		{"unknown group", "rules:\n- name: r\n  seriesQuery: foo\n  resource: {group: core.gardner.cloud, resource: seeds}\n  objectLabel: name\n",
-			"rules[0] (r): resource: seeds.core.gardner.cloud is not served by the cluster"},
+			`rules[0].resource: Invalid value: "seeds.core.gardner.cloud": not served by the cluster`},
 		{"namespaced kind without namespace label", "rules:\n- name: r\n  seriesQuery: foo\n  resource: {group: seedmanagement.gardener.cloud, resource: managedseedsets}\n  objectLabel: managedseedset\n",
-			"rules[0] (r): namespaceLabel: managedseedsets.seedmanagement.gardener.cloud is namespaced"},
+			"rules[0].namespaceLabel: Required value: managedseedsets.seedmanagement.gardener.cloud is namespaced"},
 		{"series query Prometheus refuses", "rules:\n- name: r\n  seriesQuery: 'foo{name=~\"(\"}'" + seeds,
-			"rules[0] (r): seriesQuery: bad_data"},
+			"rules[0].seriesQuery: bad_data"},
 		{"metrics query Prometheus refuses", "rules:\n- name: r\n  seriesQuery: foo\n  metricsQuery: 'max by ({{.GroupBy}}) (no_such_function({{.Series}}{ {{.LabelMatchers}} }))'" + seeds,
-			"rules[0] (r): metricsQuery: Prometheus refuses the rendered query"},
+			"rules[0].metricsQuery: Prometheus refuses the rendered query"},
 		{"bad file", "rules: [", "parsing adapter configuration"},
 	}
 	for _, tt := range tests {

@@ -104,12 +104,12 @@ externalRules:
 	cases := []struct {
 		name, params, query, want string
 	}{
-		{"not a label name", `[{name: lead-time, min: 1, max: 2}]`, uses, `externalRules[0] (forecast): parameters[0].name: "lead-time" is not a Prometheus label name`},
-		{"a label of the series", `[{name: set, min: 1, max: 2}]`, uses, `parameters[0].name: "set" is a label of the series or listed twice`},
-		{"twice", `[{name: lead, min: 1, max: 2}, {name: lead, min: 1, max: 2}]`, uses, `parameters[1].name: "lead" is a label of the series or listed twice`},
-		{"max below min", `[{name: lead, min: 5, max: 2}]`, uses, `parameters[0]: min 5 and max 2 must satisfy 0 <= min <= max <= 1000000000`},
-		{"negative", `[{name: lead, min: -1, max: 2}]`, uses, `parameters[0]: min -1 and max 2 must satisfy`},
-		{"a template using an undeclared parameter", `[{name: window, min: 1, max: 2}]`, uses, `externalRules[0] (forecast): metricsQuery: bad template:`},
+		{"not a label name", `[{name: lead-time, min: 1, max: 2}]`, uses, `externalRules[0].parameters[0].name: Invalid value: "lead-time": not a Prometheus label name, e.g. lead_seconds`},
+		{"a label of the series", `[{name: set, min: 1, max: 2}]`, uses, `parameters[0].name: Invalid value: "set": a label of the series or listed twice`},
+		{"twice", `[{name: lead, min: 1, max: 2}, {name: lead, min: 1, max: 2}]`, uses, `parameters[1].name: Invalid value: "lead": a label of the series or listed twice`},
+		{"max below min", `[{name: lead, min: 5, max: 2}]`, uses, `parameters[0]: Invalid value: min 5 and max 2 must satisfy 0 <= min <= max <= 1000000000`},
+		{"negative", `[{name: lead, min: -1, max: 2}]`, uses, `parameters[0]: Invalid value: min -1 and max 2 must satisfy`},
+		{"a template using an undeclared parameter", `[{name: window, min: 1, max: 2}]`, uses, `externalRules[0].metricsQuery: Invalid value: "` + uses + `": bad template:`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

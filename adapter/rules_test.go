@@ -46,7 +46,9 @@ rules:
 	assert.Equal(t, DefaultMetricsQuery, cfg.Rules[0].MetricsQuery)
 }
 
-func TestParseConfigNamesTheRuleAndTheField(t *testing.T) {
+// Every problem names its field by its path, such as rules[0].objectLabel, and what is
+// wrong with it.
+func TestParseConfigNamesTheFieldPath(t *testing.T) {
 	const valid = `
   seriesQuery: 'foo{name!=""}'
   resource: {group: core.gardener.cloud, resource: seeds}
@@ -58,43 +60,43 @@ func TestParseConfigNamesTheRuleAndTheField(t *testing.T) {
 		want []string
 	}{
 		{"bad regex", "rules:\n- name: r1\n  metricName: {matches: 'garden_(seed'}" + valid,
-			[]string{`rules[0] (r1): metricName.matches: bad regular expression`}},
+			[]string{`rules[0].metricName.matches: Invalid value: "garden_(seed": bad regular expression`}},
 		{"missing object label", "rules:\n- name: r1\n  seriesQuery: foo\n  resource: {group: g, resource: seeds}\n",
-			[]string{`rules[0] (r1): objectLabel: required`}},
+			[]string{`rules[0].objectLabel: Required value`}},
 		{"bad label name", "rules:\n- name: r1\n  seriesQuery: foo\n  resource: {group: g, resource: seeds}\n  objectLabel: seed.name\n",
-			[]string{`rules[0] (r1): objectLabel: "seed.name" is not a Prometheus label name`}},
+			[]string{`rules[0].objectLabel: Invalid value: "seed.name": not a Prometheus label name`}},
 		{"missing group", "rules:\n- name: r1\n  seriesQuery: foo\n  resource: {resource: seeds}\n  objectLabel: name\n",
-			[]string{`rules[0] (r1): resource.group: required`}},
+			[]string{`rules[0].resource.group: Required value`}},
 		{"missing name and series", "rules:\n- resource: {group: g, resource: seeds}\n  objectLabel: name\n",
-			[]string{`rules[0]: name: required`, `rules[0]: seriesQuery: required`}},
+			[]string{`rules[0].name: Required value`, `rules[0].seriesQuery: Required value`}},
 		{"not a selector", "rules:\n- name: r1\n  seriesQuery: 'sum(foo)'\n  resource: {group: g, resource: seeds}\n  objectLabel: name\n",
-			[]string{`rules[0] (r1): seriesQuery: "sum(foo)" is not a series selector`}},
+			[]string{`rules[0].seriesQuery: Invalid value: "sum(foo)": not a series selector`}},
 		{"template without matchers", "rules:\n- name: r1\n  metricsQuery: 'max by ({{.GroupBy}}) ({{.Series}})'" + valid,
-			[]string{`rules[0] (r1): metricsQuery: the template does not use {{.LabelMatchers}}`}},
+			[]string{`rules[0].metricsQuery: Invalid value: "max by ({{.GroupBy}}) ({{.Series}})": the template does not use {{.LabelMatchers}}`}},
 		{"template without group", "rules:\n- name: r1\n  metricsQuery: 'sum({{.Series}}{ {{.LabelMatchers}} })'" + valid,
-			[]string{`rules[0] (r1): metricsQuery: the template does not use {{.GroupBy}}`}},
+			[]string{`rules[0].metricsQuery: Invalid value: "sum({{.Series}}{ {{.LabelMatchers}} })": the template does not use {{.GroupBy}}`}},
 		{"unbalanced template", "rules:\n- name: r1\n  metricsQuery: 'max by ({{.GroupBy}} ({{.Series}}{ {{.LabelMatchers}} })'" + valid,
-			[]string{`rules[0] (r1): metricsQuery: renders to`, `whose brackets do not balance`}},
+			[]string{`rules[0].metricsQuery: Invalid value: `, `: renders to`, `whose brackets do not balance`}},
 		{"template syntax", "rules:\n- name: r1\n  metricsQuery: '{{.Series'" + valid,
-			[]string{`rules[0] (r1): metricsQuery: bad template`}},
+			[]string{`rules[0].metricsQuery: Invalid value: "{{.Series": bad template`}},
 		{"unknown placeholder", "rules:\n- name: r1\n  metricsQuery: '{{.Nope}}'" + valid,
-			[]string{`rules[0] (r1): metricsQuery: bad template`}},
+			[]string{`rules[0].metricsQuery: Invalid value: "{{.Nope}}": bad template`}},
 		{"duplicate names", "rules:\n- name: r1" + valid + "- name: r1" + valid,
-			[]string{`rules[1] (r1): name: used by another rule`}},
+			[]string{`rules[1].name: Duplicate value: "r1"`}},
 		{"external group label", "externalRules:\n- name: e1\n  seriesQuery: foo\n  groupBy: [name, name, 'a-b']\n",
-			[]string{`externalRules[0] (e1): groupBy[1]: "name" is listed twice`, `externalRules[0] (e1): groupBy[2]: "a-b" is not a Prometheus label name`}},
+			[]string{`externalRules[0].groupBy[1]: Duplicate value: "name"`, `externalRules[0].groupBy[2]: Invalid value: "a-b": not a Prometheus label name`}},
 		{"retention shorter than interval", "discovery: {interval: 1m, retention: 30s}\nrules:\n- name: r1" + valid,
-			[]string{`discovery.retention: 30s is shorter than discovery.interval 1m0s`}},
+			[]string{`discovery.retention: Invalid value: "30s": shorter than discovery.interval 1m0s`}},
 		{"wrong version", "apiVersion: v9\nrules:\n- name: r1" + valid,
-			[]string{`apiVersion: "v9" is not supported; use adapter.seedscaler.io/v1alpha1`}},
+			[]string{`apiVersion: Unsupported value: "v9": supported values: "adapter.seedscaler.io/v1alpha1"`}},
 		{"nothing to serve", "values: {staleness: 1m}\n",
-			[]string{`rules: no rules and no externalRules`}},
+			[]string{`rules: Required value: no rules and no externalRules`}},
 		{"unknown field", "rules:\n- name: r1\n  objectLable: name" + valid,
 			[]string{`unknown field "objectLable"`}},
 		{"bad regex quoted as written", "rules:\n- name: r1\n  metricName: {matches: \"garden_(seed\\n\"}" + valid,
-			[]string{"rules[0] (r1): metricName.matches: bad regular expression: missing closing ): \"garden_(seed\\n\""}},
+			[]string{"rules[0].metricName.matches: Invalid value: \"garden_(seed\\n\": bad regular expression: missing closing ): \"garden_(seed\\n\""}},
 		{"name with a line break", "rules:\n- name: \"r\\n1\"\n  metricsQuery: '{{.Series'" + valid,
-			[]string{`rules[0] ("r\n1"): metricsQuery: bad template: template: "r\n1":1: unclosed action`}},
+			[]string{`rules[0].metricsQuery: Invalid value: "{{.Series": bad template: template: "r\n1":1: unclosed action`}},
 		{"bad duration", "values:\n  staleness: 2m\n  cacheTTL: soon\nrules:\n- name: r1" + valid,
 			[]string{`parsing adapter configuration: line 3: `, `time: invalid duration "soon"`}},
 	}
@@ -141,9 +143,9 @@ rules:
 	require.NoError(t, err)
 	_, err = cfg.ResolveResources(mapper)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "rules[0] (unknown): resource: seeds.core.gardner.cloud is not served by the cluster (unknown group or resource")
-	assert.Contains(t, err.Error(), "rules[1] (seeds-with-namespace): namespaceLabel: seeds.core.gardener.cloud is cluster-scoped; remove namespaceLabel")
-	assert.Contains(t, err.Error(), "rules[2] (sets-without-namespace): namespaceLabel: managedseedsets.seedmanagement.gardener.cloud is namespaced")
+	assert.Contains(t, err.Error(), `rules[0].resource: Invalid value: "seeds.core.gardner.cloud": not served by the cluster (unknown group or resource`)
+	assert.Contains(t, err.Error(), "rules[1].namespaceLabel: Forbidden: seeds.core.gardener.cloud is cluster-scoped; remove namespaceLabel")
+	assert.Contains(t, err.Error(), "rules[2].namespaceLabel: Required value: managedseedsets.seedmanagement.gardener.cloud is namespaced")
 }
 
 func TestExposedNameRenames(t *testing.T) {

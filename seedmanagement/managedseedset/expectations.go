@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 )
 
 // expectation is a write of the set controller that the informer cache has not shown yet.
@@ -75,3 +77,14 @@ func changedFrom(rv string) func(client.Object) bool {
 		return obj == nil || obj.GetResourceVersion() != rv
 	}
 }
+
+// expect records that the cache must show a write of the set's before the set is looked at
+// again: obj (an empty object of the written kind) at key, once met says so, or once the
+// expectation times out.
+func (a *Actuator) expect(set *seedmanagementv1alpha1.ManagedSeedSet, obj client.Object, key client.ObjectKey, met func(client.Object) bool) {
+	a.expectations.expect(set.UID, expectation{object: obj, key: key, met: met, deadline: a.Clock.Now().Add(expectationTimeout)})
+}
+
+// expectationTimeout bounds how long a set waits for the cache to show one of its writes
+// (someone else may have changed the object in between).
+const expectationTimeout = time.Minute

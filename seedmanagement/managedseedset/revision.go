@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -202,4 +203,34 @@ func (a *Actuator) createRevision(ctx context.Context, set *seedmanagementv1alph
 		status.CollisionCount = &count
 	}
 	return nil, fmt.Errorf("creating a ControllerRevision for ManagedSeedSet %s/%s: five name collisions in a row", set.Namespace, set.Name)
+}
+
+// revisionFor is the revision a replica with the given ordinal is created at: the update
+// revision from the partition up, the current revision below it.
+func revisionFor(ordinal, partition int32, revs *revisions) *appsv1.ControllerRevision {
+	if ordinal >= partition {
+		return revs.update
+	}
+	return revs.current
+}
+
+// pruneRevisions deletes the oldest revisions beyond spec.revisionHistoryLimit that neither
+// the status nor any replica refers to.
+func (a *Actuator) pruneRevisions(ctx context.Context, set *seedmanagementv1alpha1.ManagedSeedSet, revs *revisions, replicas []*replica) error {
+	live := map[string]bool{set.Status.CurrentRevision: true, set.Status.UpdateRevision: true}
+	for _, replica := range replicas {
+		if replica.shoot != nil {
+			live[replica.shoot.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]] = true
+		}
+		if replica.managedSeed != nil {
+			live[replica.managedSeed.Labels[seedmanagementv1alpha1.LabelControllerRevisionHash]] = true
+		}
+	}
+	limit := int(ptr.Deref(set.Spec.RevisionHistoryLimit, 10))
+	for _, rev := range revisionsToPrune(revs.all, live, limit) {
+		if err := a.Client.Delete(ctx, rev); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("pruning ControllerRevision %s/%s: %w", rev.Namespace, rev.Name, err)
+		}
+	}
+	return nil
 }

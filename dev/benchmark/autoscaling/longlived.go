@@ -2,7 +2,6 @@ package autoscaling
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -176,32 +175,9 @@ func poisson(rng *rand.Rand, lambda float64) int {
 	}
 }
 
-// timed is a shoot with the time of its next event (expiry, or the end of its migration).
-type timed struct {
-	at time.Duration
-	sh *shoot
-}
-
-type timedHeap []timed
-
-func (h timedHeap) Len() int           { return len(h) }
-func (h timedHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h timedHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *timedHeap) Push(x any)        { *h = append(*h, x.(timed)) }
-func (h *timedHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// lifeState is the state of a long-lived run: arrivals to come, expiries and migrations due,
-// and the drain consolidation runs.
+// lifeState is the state of a long-lived run: the drain consolidation runs. The
+// arrivals to come and the expiries and migrations due are events of the run.
 type lifeState struct {
-	arrivals   []arrival
-	expiries   timedHeap
-	migrations timedHeap
-
 	aboveSince time.Duration
 	above      bool
 	draining   *seed
@@ -234,59 +210,36 @@ type drainRecord struct {
 // startLongLived places the initial shoots, with lifetimes drawn as new (memoryless).
 func (r *run) startLongLived() {
 	l := r.cfg.LongLived
-	r.life = &lifeState{arrivals: l.arrivals(r.rng, r.cfg.Trace.Minutes()), canceled: map[int]time.Duration{},
+	for _, a := range l.arrivals(r.rng, r.cfg.Trace.Minutes()) {
+		r.events.Push(event{at: a.at, kind: eventArrive, arrival: a})
+	}
+	r.life = &lifeState{canceled: map[int]time.Duration{},
 		highlyAvailable: rand.New(rand.NewPCG(r.cfg.Seed, 0x4a<<32|uint64(r.target.UtilizationPercent))),
 		weights:         [2]float64{migrationWeight(false), migrationWeight(true)}}
 	r.placeInitial(l.Initial, func() *shoot {
 		sh := r.newShoot(r.rng.Float64() < l.ProtectedShare)
-		heap.Push(&r.life.expiries, timed{at: time.Duration(r.rng.ExpFloat64() * float64(l.LongLifetime)), sh: sh})
+		r.events.Push(event{at: time.Duration(r.rng.ExpFloat64() * float64(l.LongLifetime)), kind: eventExpire, shoot: sh})
 		return sh
 	})
 }
 
-// nextLifeEvent is the earliest of the next arrival, expiry and end of a migration.
-func (r *run) nextLifeEvent() (time.Duration, string, bool) {
-	l := r.life
-	at, kind, ok := time.Duration(math.MaxInt64), "", false
-	if len(l.arrivals) > 0 {
-		at, kind, ok = l.arrivals[0].at, "arrive", true
-	}
-	if len(l.expiries) > 0 && l.expiries[0].at < at {
-		at, kind, ok = l.expiries[0].at, "expire", true
-	}
-	if len(l.migrations) > 0 && l.migrations[0].at < at {
-		at, kind, ok = l.migrations[0].at, "migrated", true
-	}
-	return at, kind, ok
+// arrive creates an arriving shoot of the workload, with the end of its lifetime.
+func (r *run) arrive(a arrival) {
+	sh := r.newShoot(a.protected)
+	r.events.Push(event{at: r.now + a.lifetime, kind: eventExpire, shoot: sh})
+	r.place(sh)
 }
 
-func (r *run) lifeEvent(kind string) {
-	l := r.life
-	switch kind {
-	case "arrive":
-		a := l.arrivals[0]
-		l.arrivals = l.arrivals[1:]
-		sh := r.newShoot(a.protected)
-		heap.Push(&l.expiries, timed{at: r.now + a.lifetime, sh: sh})
-		if s := r.firstFit(); s != nil && len(r.pending) == 0 {
-			r.bind(sh, s)
-			return
-		}
-		r.pending = append(r.pending, sh)
-		r.bindPending()
-	case "expire":
-		sh := heap.Pop(&l.expiries).(timed).sh
-		r.leave(sh)
-	case "migrated":
-		sh := heap.Pop(&l.migrations).(timed).sh
-		if sh.gone || sh.migratingTo == nil {
-			return
-		}
-		sh.seed.shoots--
-		sh.seed, sh.migratingTo, sh.movedAt = sh.migratingTo, nil, r.now
-		l.inFlight--
-		r.bindPending()
+// migrated ends a shoot's control plane migration: it leaves the drained seed, unless it
+// left the landscape meanwhile.
+func (r *run) migrated(sh *shoot) {
+	if sh.gone || sh.migratingTo == nil {
+		return
 	}
+	sh.seed.shoots--
+	sh.seed, sh.migratingTo, sh.movedAt = sh.migratingTo, nil, r.now
+	r.life.inFlight--
+	r.bindPending()
 }
 
 // leave removes a shoot whose lifetime ended, from both seeds while it migrates.
@@ -454,7 +407,7 @@ func (r *run) migrateOff(s *seed) {
 		r.res.Migrations++
 		r.res.MigrationStarts = append(r.res.MigrationStarts, r.now)
 		r.res.MigratedWeight += sh.weight
-		heap.Push(&l.migrations, timed{at: r.now + c.MigrationDuration, sh: sh})
+		r.events.Push(event{at: r.now + c.MigrationDuration, kind: eventMigrated, shoot: sh})
 	}
 }
 
