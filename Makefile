@@ -105,7 +105,7 @@ lint: ## Run golangci-lint (.golangci.yml) with the kube-api-linter and logcheck
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate lint ## Fail when generated files are stale, or lint, gofmt or go vet complain.
+verify: generate lint verify-layers ## Fail when generated files are stale, or lint, gofmt or go vet complain.
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 	  echo "generated files are stale or uncommitted; run 'make generate' and commit:"; \
 	  git status --porcelain -- $(GENERATED); exit 1; fi
@@ -127,6 +127,13 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	@hist=$$(git grep -n -I -i -E '\b(session|sessions)\b|\bissue #?[0-9]+|DESIGN(\.md)? ?§|DESIGN\.md' \
 	  -- docs README.md '*.go' | grep -v -i -E 'sessionaffinity|session ?token|tls session' || true); \
 	if [ -n "$$hist" ]; then echo "docs or code speak of how work went, not of the product:"; echo "$$hist"; exit 1; fi
+
+.PHONY: verify-layers
+verify-layers: ## Fail when a package is in none of the test layers beneath `make test`.
+	@all=$$($(GO) list -tags integration ./...); \
+	layers=$$($(GO) list -tags integration $(INTEGRATION_PKGS) $(E2E_PKGS) $(NODE_PKGS)); \
+	missing=$$(echo "$$all" | grep -vxF -e "$$layers" || true); \
+	if [ -n "$$missing" ]; then echo "packages in no test layer (test-integration, test-e2e, test-node):"; echo "$$missing"; exit 1; fi
 
 .PHONY: build
 build: ## Build bin/seedscaler (the parts) and bin/seedscaler-dev (the demo, the simulator, the benchmarks).
@@ -172,7 +179,7 @@ test: verify fuzz tools image node-packages ## Everything a change must pass: ve
 # that packages run side by side.
 E2E_PKGS  := ./test/e2e/... ./test/garden/...
 NODE_PKGS := ./test/cluster/...
-INTEGRATION_PKGS = $(shell $(GO) list ./... | grep -v -e '/test/e2e' -e '/test/garden' -e '/test/cluster')
+INTEGRATION_PKGS = $(shell $(GO) list -tags integration ./... | grep -v -e '/test/e2e' -e '/test/garden' -e '/test/cluster')
 
 .PHONY: test-env
 test-env: ## Print the variables integration tests read, for `eval "$$(make -s test-env)"`.
