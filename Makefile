@@ -8,7 +8,7 @@ SHELL := /usr/bin/env bash
 
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X github.com/seedscaler/seedscaler/internal/version.Version=$(VERSION)
+LDFLAGS  := -X main.version=$(VERSION)
 # The tag the chart installs by default (its appVersion), so that the image `make image`
 # writes is the one `helm install` runs without --set image.tag.
 IMAGE_TAG ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' charts/seedscaler/Chart.yaml)

@@ -22,7 +22,7 @@ import (
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/dashboards"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"

@@ -13,10 +13,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/region"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 func usageOf(counts map[string]int) func(*framework.SeedInfo) int {

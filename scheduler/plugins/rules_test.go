@@ -9,10 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/region"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // Gardener's filterSeedsMatchingDomain: a shoot under a default domain of the seeds goes only
