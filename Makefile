@@ -115,10 +115,11 @@ verify: generate lint verify-layers ## Fail when generated files are stale, or l
 	$(GO) vet -tags integration ./...
 	$(GO) vet -tags integration,bench ./dev/...
 	@# Tests that need a kube-apiserver or a tool binary only build with -tags integration,
-	@# so that plain `go test ./...` runs without tools: everything under test/, and any
-	@# test file that starts an environment or asks for a tool.
+	@# so that plain `go test ./...` runs without tools: the suites under test/ (not the test
+	@# framework's own unit tests, nor test/layout's), and any test file that starts an
+	@# environment or asks for a tool.
 	@untagged=$$(git grep -l -E 'testenv\.(Start|RunTests|Tool)\(|SEEDSCALER_IMAGE' -- '*_test.go'; \
-	  git ls-files 'test/*_test.go'); \
+	  git ls-files 'test/*_test.go' | grep -v -e '^test/framework/' -e '^test/layout/'); \
 	untagged=$$(for f in $$untagged; do head -n 1 $$f | grep -q '^//go:build.*\bintegration\b' || echo $$f; done | sort -u); \
 	if [ -n "$$untagged" ]; then echo "these test files need tools but lack '//go:build integration' as their first line:"; \
 	  echo "$$untagged"; exit 1; fi
