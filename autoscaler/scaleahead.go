@@ -154,21 +154,11 @@ func demandNow(d recommend.Demand) float64 {
 // perSeedAtTarget is the shoots a new seed holds at the target: the set's allocatable per
 // replica (else the ready seeds' average) at the shoots target; 0 when unknown.
 func perSeedAtTarget(d recommend.Demand) float64 {
-	allocatable := allocatablePerSeed(d)
-	if allocatable == 0 {
-		return 0
-	}
-	return d.Target.PerSeed(allocatable)
-}
-
-// allocatablePerSeed is the shoots a new seed takes, as the pending demand is sized by;
-// 0 when unknown.
-func allocatablePerSeed(d recommend.Demand) float64 {
 	_, allocatable, ok := recommend.PendingReplicas(d, 0)
 	if !ok {
 		return 0
 	}
-	return allocatable
+	return d.Target.PerSeed(allocatable)
 }
 
 // judge compares the latest prediction due by now with the demand now, drops every due

@@ -77,7 +77,7 @@ func (r *Reconciler) scaleAhead(ctx context.Context, sa *autoscalingv1alpha1.See
 	res := forecast.Combine(forecast.Input{
 		Now: in.Now, CurrentReplicas: in.CurrentReplicas, MaxReplicas: in.MaxReplicas,
 		Behavior: in.Behavior, ScaleEvents: in.ScaleEvents, Reactive: d.DesiredReplicas,
-		Demand: demand, Forecast: forecast.Max(values...), PerSeedAtTarget: perSeed, AllocatablePerSeed: allocatablePerSeed(in.Demand),
+		Demand: demand, Forecast: forecast.Max(values...), PerSeedAtTarget: perSeed,
 		Disabled: allOff, History: recommendationsOf(prev),
 	})
 	mode := modeOf(sa.Spec.ScaleAhead)

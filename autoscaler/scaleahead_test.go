@@ -122,8 +122,6 @@ func TestPerSeedAtTarget(t *testing.T) {
 	assert.Equal(t, 70.0, perSeedAtTarget(recommend.Demand{AllocatablePerSeed: 100, Target: recommend.Target{UtilizationPercent: 70}}))
 	assert.Equal(t, 40.0, perSeedAtTarget(recommend.Demand{AllocatablePerSeed: 100, Target: recommend.Target{AverageValue: 40}}))
 	assert.Zero(t, perSeedAtTarget(recommend.Demand{Target: recommend.Target{UtilizationPercent: 70}}), "no seed size known")
-	assert.Equal(t, 100.0, allocatablePerSeed(recommend.Demand{AllocatablePerSeed: 100, Target: recommend.Target{UtilizationPercent: 70}}))
-	assert.Zero(t, allocatablePerSeed(recommend.Demand{Target: recommend.Target{UtilizationPercent: 70}}), "no seed size known")
 }
 
 func TestRecordPredictionAndJudge(t *testing.T) {

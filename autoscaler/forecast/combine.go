@@ -86,11 +86,6 @@ type Input struct {
 	Forecast Value
 	// PerSeedAtTarget is how many shoots one new seed holds at the target.
 	PerSeedAtTarget float64
-	// AllocatablePerSeed is how many shoots a seed takes at most; 0 when unknown. With it,
-	// a scale-in is held only while the reactive decision's replicas cannot hold the
-	// forecast within the scale-up tolerance (Fits); without it, while they cannot hold it
-	// at the target.
-	AllocatablePerSeed float64
 	// Disabled is true while the accuracy check holds the forecast off (Accuracy.Observe).
 	Disabled bool
 	// History is the forecast's own recommendations, for the stabilization windows.
@@ -111,28 +106,10 @@ type Result struct {
 	History []recommend.Recommendation
 }
 
-// Fits says whether replicas hold a forecast demand the way the reactive decision judges
-// the demand now: within the scale-up tolerance above the target (tolerance 0.1 at 90%: up
-// to 99% of allocatable), and never beyond the seeds' allocatable, so that no shoot of the
-// forecast would be left pending. Without the allocatable (0) nothing fits.
-//
-// The reactive decision lets a set sit within its tolerance, and scales in to the target
-// once it is below it; a held scale-in that kept the replicas the forecast needs exactly
-// at the target would keep seeds the set, at the forecast demand, would not scale out for.
-func Fits(demand float64, replicas int32, perSeedAtTarget, allocatablePerSeed, tolerance float64) bool {
-	if allocatablePerSeed <= 0 || perSeedAtTarget <= 0 || replicas <= 0 || math.IsNaN(demand) {
-		return false
-	}
-	perSeed := min(perSeedAtTarget*(1+max(tolerance, 0)), allocatablePerSeed)
-	return demand <= float64(replicas)*perSeed
-}
-
 // Combine folds a forecast into the reactive decision. For a scale-out the larger of the
 // two wins; when the reactive decision scales in, the forecast holds the replicas that its
 // demand needs within the lead time, so that a scale-in is not undone by the next wave.
-// A scale-in whose replicas hold the forecast within the scale-up tolerance (Fits) is not
-// held: the forecast is judged as the demand now is. The forecast only ever adds
-// replicas, so a forecast that is missing, not a number,
+// The forecast only ever adds replicas, so a forecast that is missing, not a number,
 // negative or absurd (Check), or switched off for inaccuracy, leaves the reactive decision
 // as it is. The forecast's replicas pass through the same stabilization windows
 // (recommend.Stabilize, over its own history) and scale-up policies (recommend.ScaleUpLimit)
@@ -157,15 +134,6 @@ func Combine(in Input) Result {
 	current := in.CurrentReplicas
 	want := int32(min(math.Ceil(in.Forecast.Demand/in.PerSeedAtTarget-1e-9), float64(in.MaxReplicas)))
 	want = max(want, 0)
-	// A scale-in is held only for a forecast the smaller set could not hold; a scale-out
-	// ahead still asks for the forecast's replicas at the target, the slack that lets the
-	// set serve the start of a ramp the forecast sees late.
-	fits := in.Reactive < current && Fits(in.Forecast.Demand, in.Reactive, in.PerSeedAtTarget, in.AllocatablePerSeed, in.Behavior.ScaleUp.Tolerance)
-	if fits {
-		// Recorded as the reactive decision, so that the stabilization window remembers
-		// that the forecast asked for nothing more.
-		want = min(want, in.Reactive)
-	}
 	stabilized, history := recommend.Stabilize(in.Now, current, want, in.Behavior, in.History)
 	res.History = history
 	if stabilized > current {
@@ -175,9 +143,6 @@ func Combine(in Input) Result {
 	res.Forecast = stabilized
 
 	switch {
-	case stabilized <= in.Reactive && fits:
-		res.Reason = ReasonReactiveWins
-		res.Message = fmt.Sprintf("the forecast of %.0f shoots fits the reactive decision's %d replicas within the tolerance of %.0f%%, so the scale-in is not held", in.Forecast.Demand, in.Reactive, 100*in.Behavior.ScaleUp.Tolerance)
 	case stabilized <= in.Reactive:
 		res.Reason = ReasonReactiveWins
 		res.Message = fmt.Sprintf("the forecast of %.0f shoots needs %d replicas, the reactive decision %d", in.Forecast.Demand, stabilized, in.Reactive)

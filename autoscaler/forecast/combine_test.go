@@ -70,22 +70,6 @@ func TestCombine(t *testing.T) {
 			in.Forecast = known(70)
 			in.History = []recommend.Recommendation{{At: now.Add(-time.Minute), Replicas: 5}}
 		}), 5, 5, ReasonHeldScaleIn},
-		{"a scale-in whose replicas hold the forecast within the tolerance is not held", with(func(in *Input) {
-			// 3 replicas hold 3 × 38.5 = 115.5 shoots within 10% of the target of 35.
-			in.Reactive, in.AllocatablePerSeed = 3, 50
-			in.Forecast = known(110)
-			in.Behavior.ScaleDown.StabilizationWindow = 0
-		}), 3, 3, ReasonReactiveWins},
-		{"beyond the tolerance the scale-in is held where the forecast needs it", with(func(in *Input) {
-			in.Reactive, in.AllocatablePerSeed = 3, 50
-			in.Forecast = known(120)
-			in.Behavior.ScaleDown.StabilizationWindow = 0
-		}), 4, 4, ReasonHeldScaleIn},
-		{"a forecast within the tolerance still scales out ahead", with(func(in *Input) {
-			// The same 10% the hold gives up is the slack a scale-out ahead keeps.
-			in.Reactive, in.AllocatablePerSeed = 5, 50
-			in.Forecast = known(185)
-		}), 6, 6, ReasonScaledOutAhead},
 		{"a forecast on a scale-in that asks for more than current scales out", with(func(in *Input) { in.Reactive = 4; in.Forecast = known(245) }), 7, 7, ReasonScaledOutAhead},
 		{"never above maxReplicas", with(func(in *Input) { in.Reactive = 5; in.MaxReplicas = 8; in.Forecast = known(1750) }), 8, 8, ReasonScaledOutAhead},
 		{"the default policies double at most", with(func(in *Input) { in.Reactive = 5; in.Forecast = known(1750) }), 10, 10, ReasonScaledOutAhead},
@@ -123,32 +107,6 @@ func TestCombine(t *testing.T) {
 			assert.NotEmpty(t, got.Message)
 			assert.GreaterOrEqual(t, got.Desired, c.in.Reactive, "never below the reactive decision")
 			assert.LessOrEqual(t, got.Desired, max(c.in.MaxReplicas, c.in.Reactive), "never above maxReplicas")
-		})
-	}
-}
-
-func TestFits(t *testing.T) {
-	cases := []struct {
-		name                                    string
-		demand                                  float64
-		replicas                                int32
-		perSeedAtTarget, allocatable, tolerance float64
-		fits                                    bool
-	}{
-		{"at the target", 315, 7, 45, 50, 0.1, true},
-		{"within the tolerance: 99% at a target of 90%", 346, 7, 45, 50, 0.1, true},
-		{"beyond the tolerance", 347, 7, 45, 50, 0.1, false},
-		{"the tolerance never goes beyond allocatable: 95% + 10% is 100%", 350, 7, 47.5, 50, 0.1, true},
-		{"and one shoot more would wait", 351, 7, 47.5, 50, 0.1, false},
-		{"no tolerance: exactly the target", 316, 7, 45, 50, 0, false},
-		{"a negative tolerance counts as none", 315, 7, 45, 50, -0.5, true},
-		{"allocatable unknown: nothing fits", 1, 7, 45, 0, 0.1, false},
-		{"no replicas hold nothing", 0, 0, 45, 50, 0.1, false},
-		{"not a number", math.NaN(), 7, 45, 50, 0.1, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.fits, Fits(c.demand, c.replicas, c.perSeedAtTarget, c.allocatable, c.tolerance))
 		})
 	}
 }

@@ -139,7 +139,7 @@ func (r *run) decide() {
 			Now: now, CurrentReplicas: current, MaxReplicas: r.cfg.MaxReplicas,
 			Behavior: r.cfg.Behavior, ScaleEvents: r.scaleEvents,
 			Reactive: desired, Demand: float64(sc.demand), Forecast: forecast.Max(values...),
-			PerSeedAtTarget: r.perSeedAtTarget(), AllocatablePerSeed: float64(r.cfg.AllocatablePerSeed), Disabled: disabled, History: r.forecastHistory,
+			PerSeedAtTarget: r.perSeedAtTarget(), Disabled: disabled, History: r.forecastHistory,
 		})
 		r.forecastHistory = res.History
 		desired = res.Desired
