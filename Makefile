@@ -8,7 +8,7 @@ SHELL := /usr/bin/env bash
 
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X github.com/seedscaler/seedscaler/internal/version.Version=$(VERSION)
+LDFLAGS  := -X main.version=$(VERSION)
 # The tag the chart installs by default (its appVersion), so that the image `make image`
 # writes is the one `helm install` runs without --set image.tag.
 IMAGE_TAG ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' charts/seedscaler/Chart.yaml)
@@ -105,7 +105,7 @@ lint: ## Run golangci-lint (.golangci.yml) with the kube-api-linter and logcheck
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate lint ## Fail when generated files are stale, or lint, gofmt or go vet complain.
+verify: generate lint verify-layers ## Fail when generated files are stale, or lint, gofmt or go vet complain.
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 	  echo "generated files are stale or uncommitted; run 'make generate' and commit:"; \
 	  git status --porcelain -- $(GENERATED); exit 1; fi
@@ -115,10 +115,11 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	$(GO) vet -tags integration ./...
 	$(GO) vet -tags integration,bench ./dev/...
 	@# Tests that need a kube-apiserver or a tool binary only build with -tags integration,
-	@# so that plain `go test ./...` runs without tools: everything under test/, and any
-	@# test file that starts an environment or asks for a tool.
+	@# so that plain `go test ./...` runs without tools: the suites under test/ (not the test
+	@# framework's own unit tests, nor test/layout's), and any test file that starts an
+	@# environment or asks for a tool.
 	@untagged=$$(git grep -l -E 'testenv\.(Start|RunTests|Tool)\(|SEEDSCALER_IMAGE' -- '*_test.go'; \
-	  git ls-files 'test/*_test.go'); \
+	  git ls-files 'test/*_test.go' | grep -v -e '^test/framework/' -e '^test/layout/'); \
 	untagged=$$(for f in $$untagged; do head -n 1 $$f | grep -q '^//go:build.*\bintegration\b' || echo $$f; done | sort -u); \
 	if [ -n "$$untagged" ]; then echo "these test files need tools but lack '//go:build integration' as their first line:"; \
 	  echo "$$untagged"; exit 1; fi
@@ -127,6 +128,13 @@ verify: generate lint ## Fail when generated files are stale, or lint, gofmt or 
 	@hist=$$(git grep -n -I -i -E '\b(session|sessions)\b|\bissue #?[0-9]+|DESIGN(\.md)? ?§|DESIGN\.md' \
 	  -- docs README.md '*.go' | grep -v -i -E 'sessionaffinity|session ?token|tls session' || true); \
 	if [ -n "$$hist" ]; then echo "docs or code speak of how work went, not of the product:"; echo "$$hist"; exit 1; fi
+
+.PHONY: verify-layers
+verify-layers: ## Fail when a package is in none of the test layers beneath `make test`.
+	@all=$$($(GO) list -tags integration ./...); \
+	layers=$$($(GO) list -tags integration $(INTEGRATION_PKGS) $(E2E_PKGS) $(NODE_PKGS)); \
+	missing=$$(echo "$$all" | grep -vxF -e "$$layers" || true); \
+	if [ -n "$$missing" ]; then echo "packages in no test layer (test-integration, test-e2e, test-node):"; echo "$$missing"; exit 1; fi
 
 .PHONY: build
 build: ## Build bin/seedscaler (the parts) and bin/seedscaler-dev (the demo, the simulator, the benchmarks).
@@ -172,7 +180,7 @@ test: verify fuzz tools image node-packages ## Everything a change must pass: ve
 # that packages run side by side.
 E2E_PKGS  := ./test/e2e/... ./test/garden/...
 NODE_PKGS := ./test/cluster/...
-INTEGRATION_PKGS = $(shell $(GO) list ./... | grep -v -e '/test/e2e' -e '/test/garden' -e '/test/cluster')
+INTEGRATION_PKGS = $(shell $(GO) list -tags integration ./... | grep -v -e '/test/e2e' -e '/test/garden' -e '/test/cluster')
 
 .PHONY: test-env
 test-env: ## Print the variables integration tests read, for `eval "$$(make -s test-env)"`.

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/seedscaler/seedscaler/internal/app"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/process"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"

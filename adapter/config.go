@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/seedscaler/seedscaler/internal/fielderrors"
 	"github.com/seedscaler/seedscaler/internal/yamltext"
 )
 
@@ -157,7 +158,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, fmt.Errorf("parsing adapter configuration: %w", err)
 	}
 	cfg.setDefaults()
-	if err := joined(cfg.validate()); err != nil {
+	if err := fielderrors.Join(cfg.validate()); err != nil {
 		return nil, err
 	}
 	return cfg, nil

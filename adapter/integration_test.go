@@ -47,9 +47,9 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/exporter"
 	"github.com/seedscaler/seedscaler/internal/app"
-	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/test/framework/aggregation"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 )
 

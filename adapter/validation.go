@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seedscaler/seedscaler/internal/fielderrors"
 )
 
 // Paths of the two lists of rules: every error about a rule names its field under them,
@@ -222,17 +223,8 @@ func (c *Config) ResolveResources(mapper apimeta.RESTMapper) (map[schema.GroupRe
 		}
 		resources[gr] = gvr
 	}
-	if err := joined(errs); err != nil {
+	if err := fielderrors.Join(errs); err != nil {
 		return nil, err
 	}
 	return resources, nil
-}
-
-// joined is every problem of errs as one error, one a line; nil when there is none.
-func joined(errs field.ErrorList) error {
-	list := make([]error, len(errs))
-	for i, err := range errs {
-		list[i] = err
-	}
-	return errors.Join(list...)
 }

@@ -19,8 +19,8 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
 	"github.com/seedscaler/seedscaler/internal/app"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/membership"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // The autoscaler's cache holds the metadata of replica shoots and few others: every shoot

@@ -22,7 +22,7 @@ import (
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/dashboards"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
@@ -191,12 +191,15 @@ func TestDashboardQueriesTheConsolidationSeries(t *testing.T) {
 	// What the panels show is what status says: one more seed may be drained, 10% of the
 	// 54 shoots (rounded up) may migrate for an operator's drain, and the best candidate's
 	// score; no budget bounds a scale-in's removals, so that series does not exist.
+	// The controller serves every SeedAutoscaler of the suite's garden: this test's series are
+	// those of its namespace.
+	ns := `namespace="` + f.ns + `", `
 	assertValues(t, prom, map[string]float64{
-		`seedscaler_autoscaler_disruption_budget_allowed{reason="Consolidation", unit="seeds", budget="0"}`:  1,
-		`seedscaler_autoscaler_disruption_budget_allowed{reason="OperatorDrain", unit="shoots", budget="1"}`: 6,
-		`seedscaler_autoscaler_consolidation_score{seed="` + replicaName(f.name, 0) + `"}`:                   0.5,
+		`seedscaler_autoscaler_disruption_budget_allowed{` + ns + `reason="Consolidation", unit="seeds", budget="0"}`:  1,
+		`seedscaler_autoscaler_disruption_budget_allowed{` + ns + `reason="OperatorDrain", unit="shoots", budget="1"}`: 6,
+		`seedscaler_autoscaler_consolidation_score{` + ns + `seed="` + replicaName(f.name, 0) + `"}`:                   0.5,
 	})
-	series, err := prom.Query(`seedscaler_autoscaler_disruption_budget_allowed{reason="EmptySeedRemoval"}`)
+	series, err := prom.Query(`seedscaler_autoscaler_disruption_budget_allowed{` + ns + `reason="EmptySeedRemoval"}`)
 	require.NoError(t, err)
 	assert.Empty(t, series)
 }

@@ -13,8 +13,8 @@ import (
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/scheme"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // A seed wakes the autoscalers of the sets whose spec.selector picks it: a set of Gardener's

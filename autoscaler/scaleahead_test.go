@@ -14,7 +14,7 @@ import (
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/autoscaler/forecast"
 	"github.com/seedscaler/seedscaler/autoscaler/recommend"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 var ahead0 = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)

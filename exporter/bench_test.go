@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // bigLandscape loads seeds and shoots through the informers' transforms, stores and

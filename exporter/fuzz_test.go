@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // FuzzCollect feeds the exporter objects of any content, each taken as a Seed, a

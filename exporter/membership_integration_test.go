@@ -20,8 +20,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/membership"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )

@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/seedscaler/seedscaler/internal/app"
-	"github.com/seedscaler/seedscaler/internal/version"
 )
 
 func main() {
@@ -71,7 +70,7 @@ func versionCommand() *cobra.Command {
 		Short: "Print the version of seedscaler",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			_, _ = fmt.Fprintln(cmd.OutOrStdout(), "seedscaler", version.Version)
+			_, _ = fmt.Fprintln(cmd.OutOrStdout(), "seedscaler", version)
 		},
 	}
 }

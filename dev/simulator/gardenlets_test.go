@@ -14,7 +14,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // createManagedSeed makes what the seed and set controllers would have made: a shoot on the

@@ -15,7 +15,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // At speed 60 a wall-clock second is a simulated minute: creations take 10s, deletions 2s.

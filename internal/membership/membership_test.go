@@ -10,8 +10,8 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/membership"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // gardenerSet is a ManagedSeedSet as a Gardener landscape has it: in the garden namespace,

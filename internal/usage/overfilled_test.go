@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 func TestPerSeedAndOverfilled(t *testing.T) {

@@ -1,7 +1,9 @@
 package usage
 
 import (
+	"encoding/json"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -9,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 func TestSlimShootsOutside(t *testing.T) {
@@ -55,4 +57,30 @@ func TestSlimShootsOutside(t *testing.T) {
 	out, err = transform(tombstone)
 	require.NoError(t, err)
 	assert.Equal(t, tombstone, out)
+}
+
+// Shoots decoded one by one carry strings of their own; their slim forms share the
+// strings many shoots repeat, and a copy of one gets pointers of its own again.
+func TestCountedSharesWhatShootsRepeat(t *testing.T) {
+	decode := func(name string) *gardencorev1beta1.Shoot {
+		var s gardencorev1beta1.Shoot
+		require.NoError(t, json.Unmarshal([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot",`+
+			`"metadata":{"name":"`+name+`","namespace":"garden-dev"},"spec":{"seedName":"seed-a"},"status":{"seedName":"seed-a"}}`), &s))
+		return &s
+	}
+	one, other := decode("one"), decode("other")
+	require.NotSame(t, one.Spec.SeedName, other.Spec.SeedName)
+	require.NotSame(t, unsafe.StringData(one.Namespace), unsafe.StringData(other.Namespace))
+
+	a, b := Counted(one), Counted(other)
+	assert.Equal(t, "seed-a", *a.Spec.SeedName)
+	assert.Same(t, a.Spec.SeedName, b.Spec.SeedName, "one pointer per seed name")
+	assert.Same(t, a.Spec.SeedName, a.Status.SeedName)
+	assert.Same(t, unsafe.StringData(a.Namespace), unsafe.StringData(b.Namespace), "one copy of a namespace")
+	assert.Same(t, unsafe.StringData(a.APIVersion), unsafe.StringData(b.APIVersion))
+	assert.Equal(t, "one", a.Name)
+
+	copied := a.DeepCopy()
+	assert.NotSame(t, a.Spec.SeedName, copied.Spec.SeedName, "a copy may be written to")
+	assert.Nil(t, InternPointer(nil))
 }

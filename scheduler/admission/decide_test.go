@@ -10,10 +10,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/plugins"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 func TestBindingOf(t *testing.T) {

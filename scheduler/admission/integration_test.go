@@ -28,10 +28,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
-	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 

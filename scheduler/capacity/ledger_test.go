@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 func TestReservationsCountUntilTheInformerSeesTheBind(t *testing.T) {

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/fielderrors"
 	"github.com/seedscaler/seedscaler/internal/yamltext"
 )
 
@@ -220,60 +222,75 @@ func Default(c *SchedulerConfiguration) {
 	}
 }
 
-// Validate returns every problem of a defaulted configuration, each naming its field.
+// Validate returns every problem of a defaulted configuration, one a line, each starting
+// with the path of its field (`scoring.plugins[1].name: Duplicate value: ...`).
 func Validate(c *SchedulerConfiguration) error {
-	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	return fielderrors.Join(validate(c))
+}
+
+// validate lists every problem of a defaulted configuration with its field and the fix.
+func validate(c *SchedulerConfiguration) field.ErrorList {
+	var errs field.ErrorList
 	if c.APIVersion != APIVersion {
-		add("apiVersion: %q is not supported, use %s", c.APIVersion, APIVersion)
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
 	}
 	if c.Kind != Kind {
-		add("kind: %q is not supported, use %s", c.Kind, Kind)
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))
 	}
 	if strings.TrimSpace(c.SchedulerName) != c.SchedulerName || len(c.SchedulerName) > 253 {
-		add("schedulerName: %q must be a name of at most 253 characters without surrounding spaces", c.SchedulerName)
+		errs = append(errs, field.Invalid(field.NewPath("schedulerName"), c.SchedulerName, "must be a name of at most 253 characters without surrounding spaces"))
 	}
 	if c.Binding != PatchBinding && c.Binding != SubresourceBinding {
-		add("binding: %q is not a binding, use %s (the Shoot CRD) or %s (gardener-apiserver)", c.Binding, PatchBinding, SubresourceBinding)
+		unsupported := field.NotSupported(field.NewPath("binding"), c.Binding, []Binding{PatchBinding, SubresourceBinding})
+		// Which one is a matter of who serves the shoots; the list alone does not say.
+		unsupported.Detail += fmt.Sprintf(" (%s for the Shoot CRD, %s for gardener-apiserver)", PatchBinding, SubresourceBinding)
+		errs = append(errs, unsupported)
 	}
 	if c.Strategy != SameRegion && c.Strategy != MinimalDistance {
-		add("strategy: %q is not a strategy, use %s or %s", c.Strategy, SameRegion, MinimalDistance)
+		errs = append(errs, field.NotSupported(field.NewPath("strategy"), c.Strategy, []Strategy{SameRegion, MinimalDistance}))
 	}
 	seen := map[ScorePluginName]bool{}
 	for i, p := range c.Scoring.Plugins {
+		path := field.NewPath("scoring", "plugins").Index(i)
 		if !known(p.Name) {
-			add("scoring.plugins[%d].name: %q is not a score plugin, use one of %v", i, p.Name, scorePluginNames)
+			errs = append(errs, field.NotSupported(path.Child("name"), p.Name, scorePluginNames))
 		}
 		if seen[p.Name] {
-			add("scoring.plugins[%d].name: %q is listed twice, list each plugin once", i, p.Name)
+			duplicate := field.Duplicate(path.Child("name"), p.Name)
+			duplicate.Detail = "list each plugin once"
+			errs = append(errs, duplicate)
 		}
 		seen[p.Name] = true
 		if p.Weight < 1 || p.Weight > maxWeight {
-			add("scoring.plugins[%d].weight: %d is out of range, use 1 to %d", i, p.Weight, maxWeight)
+			errs = append(errs, field.Invalid(path.Child("weight"), p.Weight, fmt.Sprintf("out of range, use 1 to %d", maxWeight)))
 		}
 	}
 	if c.Workers < 1 || c.Workers > maxWorkers {
-		add("workers: %d is out of range, use 1 to %d", c.Workers, maxWorkers)
+		errs = append(errs, field.Invalid(field.NewPath("workers"), c.Workers, fmt.Sprintf("out of range, use 1 to %d", maxWorkers)))
 	}
+	backoff := field.NewPath("backoff")
 	if c.Backoff.BaseSeconds < 1 {
-		add("backoff.baseSeconds: %d must be at least 1", c.Backoff.BaseSeconds)
+		errs = append(errs, field.Invalid(backoff.Child("baseSeconds"), c.Backoff.BaseSeconds, "must be at least 1"))
 	}
 	if c.Backoff.MaxSeconds < c.Backoff.BaseSeconds {
-		add("backoff.maxSeconds: %d is below backoff.baseSeconds %d, make it at least the base", c.Backoff.MaxSeconds, c.Backoff.BaseSeconds)
+		errs = append(errs, field.Invalid(backoff.Child("maxSeconds"), c.Backoff.MaxSeconds,
+			fmt.Sprintf("below backoff.baseSeconds %d, make it at least the base", c.Backoff.BaseSeconds)))
 	}
 	if c.DefaultSeedCapacity < 0 {
-		add("defaultSeedCapacity: %d must not be negative", c.DefaultSeedCapacity)
+		errs = append(errs, field.Invalid(field.NewPath("defaultSeedCapacity"), c.DefaultSeedCapacity, "must not be negative"))
 	}
+	drain := field.NewPath("drain")
 	if c.Drain.MaxMigrationsPerSeed < 1 {
-		add("drain.maxMigrationsPerSeed: %d must be at least 1", c.Drain.MaxMigrationsPerSeed)
+		errs = append(errs, field.Invalid(drain.Child("maxMigrationsPerSeed"), c.Drain.MaxMigrationsPerSeed, "must be at least 1"))
 	}
 	if c.Drain.MaxMigrationsPerSet < c.Drain.MaxMigrationsPerSeed {
-		add("drain.maxMigrationsPerSet: %d is below drain.maxMigrationsPerSeed %d, make it at least that", c.Drain.MaxMigrationsPerSet, c.Drain.MaxMigrationsPerSeed)
+		errs = append(errs, field.Invalid(drain.Child("maxMigrationsPerSet"), c.Drain.MaxMigrationsPerSet,
+			fmt.Sprintf("below drain.maxMigrationsPerSeed %d, make it at least that", c.Drain.MaxMigrationsPerSeed)))
 	}
 	if c.Drain.FailedMigrationCooldownSeconds < 0 {
-		add("drain.failedMigrationCooldownSeconds: %d must not be negative", c.Drain.FailedMigrationCooldownSeconds)
+		errs = append(errs, field.Invalid(drain.Child("failedMigrationCooldownSeconds"), c.Drain.FailedMigrationCooldownSeconds, "must not be negative"))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 func known(name ScorePluginName) bool {
@@ -306,8 +323,8 @@ func Parse(data []byte) (*SchedulerConfiguration, error) {
 }
 
 // decodeError names the field a value of the wrong type was given for and what it takes
-// (`pendingFit.otherSchedulers: a string is given, use true or false`) instead of the JSON
-// decoder's Go type names; other errors pass unchanged.
+// (`pendingFit.otherSchedulers: Invalid value: a string is given, use true or false`)
+// instead of the JSON decoder's Go type names; other errors pass unchanged.
 func decodeError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if !errors.As(err, &typeErr) || typeErr.Type == nil {
@@ -330,7 +347,11 @@ func decodeError(err error) error {
 	case reflect.Slice:
 		want = "a list"
 	}
-	return fmt.Errorf("%s: %s is given, use %s", typeErr.Field, withArticle(typeErr.Value), want)
+	// The decoder names the field by its dotted path, without list indices, and the value
+	// by its JSON type only ("string", "number 1.5"): that is what the error can tell.
+	parts := strings.Split(typeErr.Field, ".")
+	return field.TypeInvalid(field.NewPath(parts[0], parts[1:]...), field.OmitValueType{},
+		fmt.Sprintf("%s is given, use %s", withArticle(typeErr.Value), want))
 }
 
 // withArticle puts "a" or "an" before the JSON decoder's name of a value: "an array",

@@ -12,13 +12,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// fieldPath is how a validation problem starts: the path of the field it is about.
+// fieldPath is how a validation problem starts: the path of the field it is about and the
+// kind of problem.
 var fieldPath = regexp.MustCompile(`^(apiVersion|kind|schedulerName|binding|strategy|scoring\.plugins\[\d+\]\.(name|weight)|workers|` +
-	`backoff\.(baseSeconds|maxSeconds)|defaultSeedCapacity|drain\.(maxMigrationsPerSeed|maxMigrationsPerSet|failedMigrationCooldownSeconds)): `)
+	`backoff\.(baseSeconds|maxSeconds)|defaultSeedCapacity|drain\.(maxMigrationsPerSeed|maxMigrationsPerSet|failedMigrationCooldownSeconds)): ` +
+	`(Unsupported value|Duplicate value|Invalid value): `)
 
 // decodeProblem is what a file that does not decode is told: the line of a YAML error, the
 // unknown field, the field of a value of the wrong type, or that the file is no mapping.
-var decodeProblem = regexp.MustCompile(`line \d+|unknown field "|^[a-zA-Z]+(\.[a-zA-Z]+|\[\d+\])*: an? .* is given, use |^the file is `)
+var decodeProblem = regexp.MustCompile(`line \d+|unknown field "|^[a-zA-Z]+(\.[a-zA-Z]+|\[\d+\])*: Invalid value: an? .* is given, use |^the file is `)
 
 // FuzzParse feeds the scheduler's configuration file parser anything: it never panics, a
 // file it refuses is told what is wrong where, and a file it takes reads back the same

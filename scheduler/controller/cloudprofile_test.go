@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/scheme"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // The cloud profile of a shoot is found as gardener-scheduler finds it: spec.cloudProfile

@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/config"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // gardenerReport is the lastOperation gardener-scheduler writes on a shoot no seed takes

@@ -30,7 +30,7 @@ func SlimBoundShoots(obj any) (any, error) {
 		return shoot, nil
 	}
 	slim := usage.Counted(shoot)
-	slim.Spec.SchedulerName = shoot.Spec.SchedulerName
+	slim.Spec.SchedulerName = usage.InternPointer(shoot.Spec.SchedulerName)
 	if set, ok := membership.SetOf(shoot); ok {
 		slim.OwnerReferences = []metav1.OwnerReference{membership.Reference(set.Name)}
 	}
@@ -38,7 +38,10 @@ func SlimBoundShoots(obj any) (any, error) {
 		slim.Annotations = map[string]string{gardencorev1beta1.AnnotationMigration: v}
 	}
 	if op := shoot.Status.LastOperation; op != nil {
-		slim.Status.LastOperation = &gardencorev1beta1.LastOperation{Type: op.Type, State: op.State}
+		slim.Status.LastOperation = &gardencorev1beta1.LastOperation{
+			Type:  gardencorev1beta1.LastOperationType(usage.Intern(string(op.Type))),
+			State: gardencorev1beta1.LastOperationState(usage.Intern(string(op.State))),
+		}
 	}
 	return slim, nil
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/placement"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // world is a fake ledger, decider, seed view and binder that write every step of the

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/placement"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // BenchmarkDecision measures one scheduling decision as the controller makes it

@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // Decide picks the same seed as Schedule; it leaves out the rejections when a seed fits and

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // networkProblem is one problem of a rejection by the networks filter: the shoot's network

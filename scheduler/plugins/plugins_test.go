@@ -13,10 +13,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/region"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 func usageOf(counts map[string]int) func(*framework.SeedInfo) int {
@@ -346,7 +346,7 @@ func TestBrokenRegionConfigEntryFailsTheDecision(t *testing.T) {
 	in := &framework.Input{Shoot: builders.MakeShoot("p", "a").Obj(), RegionConfig: rc, Usage: usageOf(nil)}
 	res := gardener(t, config.MinimalDistance).Schedule(in, seeds(builders.MakeSeed("s")))
 	assert.Nil(t, res.Seed)
-	assert.ErrorContains(t, res.Err, `region config garden/rc, region "europe-west1"`)
+	assert.ErrorContains(t, res.Err, `region config garden/rc: data[europe-west1]: Invalid value: not a map of seed region to distance`)
 	assert.Contains(t, res.Message(), "garden/rc")
 }
 

@@ -9,10 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
 	"github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/scheduler/framework"
 	"github.com/seedscaler/seedscaler/scheduler/region"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 )
 
 // Gardener's filterSeedsMatchingDomain: a shoot under a default domain of the seeds goes only
@@ -148,7 +148,7 @@ func TestMigrationDistance(t *testing.T) {
 			"region eu-north-1 is at distance 180 from region af-south-1 of seed cape, which the control plane leaves: farther than the threshold 150 " +
 				"of region config garden/near (annotate the shoot migration.gardener.cloud/allow-distant-regions=true to allow it)"},
 		{"a threshold that does not parse", shoot, withThreshold("far"), seed("paris", "eu-west-3"), true,
-			`region config garden/near: annotation migration.gardener.cloud/inter-region-distance-threshold="far" is not a whole number of 0 or more, e.g. "180": ` +
+			`region config garden/near: metadata.annotations[migration.gardener.cloud/inter-region-distance-threshold]: Invalid value: "far": not a whole number of 0 or more, e.g. "180": ` +
 				"a control plane leaves seed cape for another region only within the threshold"},
 	}
 	for _, c := range cases {

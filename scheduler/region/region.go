@@ -4,12 +4,14 @@ package region
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -46,6 +48,14 @@ type Config struct {
 	thresholdErr error
 }
 
+// Paths of what a region config's errors are about, named as Kubernetes names a
+// ConfigMap's fields: the threshold annotation, and each region's entry under data (a seed
+// region's distance as a key below it, such as data[europe-west1][europe-east1]).
+var (
+	thresholdPath = field.NewPath("metadata", "annotations").Key(AnnotationDistanceThreshold)
+	dataPath      = field.NewPath("data")
+)
+
 // Parse reads the data of a region-config ConfigMap. Entries that are not a YAML map of
 // region to integer distance are kept as errors for their region, so one bad entry does not
 // hide the others; Parse itself never fails.
@@ -54,23 +64,14 @@ func Parse(cm *corev1.ConfigMap) *Config {
 	if v, ok := cm.Annotations[AnnotationDistanceThreshold]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			c.thresholdErr = fmt.Errorf("region config %s: annotation %s=%q is not a whole number of 0 or more, e.g. \"180\"", c.Source, AnnotationDistanceThreshold, v)
+			c.thresholdErr = c.errorOf(field.Invalid(thresholdPath, v, `not a whole number of 0 or more, e.g. "180"`))
 		}
 		c.threshold = n
 	}
 	for shootRegion, text := range cm.Data {
-		d := map[string]int{}
-		if err := yaml.UnmarshalStrict([]byte(text), &d); err != nil {
-			c.invalid[shootRegion] = fmt.Errorf("region config %s, region %q: %w", c.Source, shootRegion, err)
-			continue
-		}
-		for seedRegion, dist := range d {
-			if dist < 0 {
-				c.invalid[shootRegion] = fmt.Errorf("region config %s, region %q: distance to %q is %d, distances must not be negative", c.Source, shootRegion, seedRegion, dist)
-				break
-			}
-		}
-		if c.invalid[shootRegion] != nil {
+		d, err := parseEntry(dataPath.Key(shootRegion), text)
+		if err != nil {
+			c.invalid[shootRegion] = c.errorOf(err)
 			continue
 		}
 		if _, ok := d[shootRegion]; !ok {
@@ -79,6 +80,29 @@ func Parse(cm *corev1.ConfigMap) *Config {
 		c.distances[shootRegion] = d
 	}
 	return c
+}
+
+// parseEntry reads the entry of one shoot region, at path: a YAML map of seed region to a
+// distance of 0 or more. A negative distance is reported for the first seed region by name,
+// so that the same entry always gives the same error.
+func parseEntry(path *field.Path, text string) (map[string]int, *field.Error) {
+	d := map[string]int{}
+	if err := yaml.UnmarshalStrict([]byte(text), &d); err != nil {
+		// The entry may be long and span lines: the decoder's words say where it breaks.
+		return nil, field.Invalid(path, field.OmitValueType{}, "not a map of seed region to distance (a whole number), e.g. \"europe-west1: 10\": "+err.Error())
+	}
+	for _, seedRegion := range slices.Sorted(maps.Keys(d)) {
+		if d[seedRegion] < 0 {
+			return nil, field.Invalid(path.Key(seedRegion), d[seedRegion], "distances must not be negative")
+		}
+	}
+	return d, nil
+}
+
+// errorOf names the ConfigMap before the field error err, which stays reachable with
+// errors.As.
+func (c *Config) errorOf(err *field.Error) error {
+	return fmt.Errorf("region config %s: %w", c.Source, err)
 }
 
 // Distances returns the distances from a shoot region to the seed regions the config

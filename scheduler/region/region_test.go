@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -115,16 +117,25 @@ func TestParseKeepsBadEntriesPerRegion(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "rc"}, Data: map[string]string{
 		"good":     "other: 5\ngood: 1\n",
 		"notamap":  "- a\n- b\n",
-		"negative": "other: -1\n",
+		"negative": "zz: -2\nother: -1\n",
 		"text":     "other: far\n",
 	}}
 	c := Parse(cm)
 	d, err := c.Distances("good")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"other": 5, "good": 1}, d, "an explicit self distance is kept")
-	for _, bad := range []string{"notamap", "negative", "text"} {
-		_, err := c.Distances(bad)
-		assert.ErrorContains(t, err, `region config garden/rc, region "`+bad+`"`)
+	notAMap := `Invalid value: not a map of seed region to distance (a whole number), e.g. "europe-west1: 10": error unmarshaling JSON: `
+	for bad, want := range map[string]string{
+		"notamap":  `region config garden/rc: data[notamap]: ` + notAMap,
+		"negative": `region config garden/rc: data[negative][other]: Invalid value: -1: distances must not be negative`,
+		"text":     `region config garden/rc: data[text]: ` + notAMap,
+	} {
+		d, err := c.Distances(bad)
+		require.Error(t, err, bad)
+		assert.Nil(t, d)
+		assert.True(t, strings.HasPrefix(err.Error(), want), "%s: %q starts with %q", bad, err, want)
+		var fe *field.Error
+		assert.ErrorAs(t, err, &fe, "the field error stays reachable")
 	}
 	d, err = c.Distances("unknown")
 	assert.NoError(t, err)
@@ -184,7 +195,7 @@ func FuzzParse(f *testing.F) {
 		d, err := c.Distances(key)
 		if err != nil {
 			assert.Nil(t, d)
-			assert.Contains(t, err.Error(), fmt.Sprintf("region config garden/fuzz-region-config, region %q: ", key))
+			assert.Regexp(t, "^"+regexp.QuoteMeta(fmt.Sprintf("region config garden/fuzz-region-config: data[%s]", key))+`(?s:\[.*\])?: Invalid value: `, err.Error())
 			others, err := c.Distances(other)
 			require.NoError(t, err, "a bad entry fails only its region")
 			assert.Equal(t, map[string]int{"a": 1, other: 0}, others)
@@ -242,9 +253,9 @@ func TestThreshold(t *testing.T) {
 		{"the annotation", config(map[string]string{AnnotationDistanceThreshold: "120"}), 120, ""},
 		{"zero keeps every move in its region", config(map[string]string{AnnotationDistanceThreshold: "0"}), 0, ""},
 		{"not a number", config(map[string]string{AnnotationDistanceThreshold: "far"}), 0,
-			`region config garden/rc: annotation migration.gardener.cloud/inter-region-distance-threshold="far" is not a whole number of 0 or more, e.g. "180"`},
+			`region config garden/rc: metadata.annotations[migration.gardener.cloud/inter-region-distance-threshold]: Invalid value: "far": not a whole number of 0 or more, e.g. "180"`},
 		{"negative", config(map[string]string{AnnotationDistanceThreshold: "-1"}), -1,
-			`region config garden/rc: annotation migration.gardener.cloud/inter-region-distance-threshold="-1" is not a whole number of 0 or more, e.g. "180"`},
+			`region config garden/rc: metadata.annotations[migration.gardener.cloud/inter-region-distance-threshold]: Invalid value: "-1": not a whole number of 0 or more, e.g. "180"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/builders"
+	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 

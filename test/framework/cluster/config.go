@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 )
 
 // The users of the cluster's components, as kubeadm names them, so that the kube-apiserver's

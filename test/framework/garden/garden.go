@@ -33,9 +33,9 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/scheme"
 	"github.com/seedscaler/seedscaler/test/framework/aggregation"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 	"github.com/seedscaler/seedscaler/test/framework/process"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedscaler/seedscaler/internal/pki"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 

@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/seedscaler/seedscaler/internal/pki"
 	"github.com/seedscaler/seedscaler/internal/scheme"
+	"github.com/seedscaler/seedscaler/test/framework/pki"
 )
 
 // AssetsEnv is the environment variable that names the directory holding the
