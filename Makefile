@@ -250,7 +250,8 @@ bench-fleet: build bench-harness ## Measure every process of the stack on a flee
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).
 TRACE ?=
-# The week of long-lived shoots, with and without consolidation: `make bench-autoscaling WEEK=long-lived`.
+# The built-in week (`--week`): working-day (the default), holiday-launch, or long-lived (shoots with lifetimes,
+# with and without consolidation): `make bench-autoscaling WEEK=long-lived`.
 WEEK ?=
 
 .PHONY: bench-autoscaling

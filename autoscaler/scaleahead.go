@@ -36,7 +36,7 @@ const (
 // Defaults of spec.scaleAhead, as its API documents them.
 const (
 	DefaultLeadTime          = 900 * time.Second
-	DefaultTrendWindow       = 1800 * time.Second
+	DefaultTrendWindow       = forecast.DefaultTrendWindow
 	DefaultSeasonalPeriod    = 86400 * time.Second
 	DefaultAccuracyThreshold = 50
 	DefaultAccuracyWindow    = 3600 * time.Second

@@ -79,7 +79,7 @@ func TestScaleAheadScalesOutOnARisingTrend(t *testing.T) {
 	require.Len(t, st.Forecasts, 1)
 	assert.Equal(t, "350", st.Forecasts[0].Demand.String())
 	assert.NotEmpty(t, st.Forecasts[0].Predictions, "the forecast is kept to judge it when its time comes")
-	assert.Equal(t, "lead_seconds=600,managedseedset=ahead-trend,window_seconds=1800", f.metrics.lastForecastSelector())
+	assert.Equal(t, "lead_seconds=600,managedseedset=ahead-trend,window_seconds=600", f.metrics.lastForecastSelector())
 	c := f.condition(autoscalingv1alpha1.SeedAutoscalerScaleAheadActive)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 }
@@ -97,7 +97,7 @@ func TestScaleAheadMissingForecastLeavesTheReactiveDecision(t *testing.T) {
 	assert.Contains(t, st.Message, "no forecast is available; the reactive decision stands")
 	require.Len(t, st.Forecasts, 1)
 	assert.Nil(t, st.Forecasts[0].Demand)
-	assert.Contains(t, st.Forecasts[0].Message, "fetching seedscaler_managedseedset_demand_trend{lead_seconds=600,managedseedset=ahead-missing,window_seconds=1800} from the external metrics API")
+	assert.Contains(t, st.Forecasts[0].Message, "fetching seedscaler_managedseedset_demand_trend{lead_seconds=600,managedseedset=ahead-missing,window_seconds=600} from the external metrics API")
 	assert.Nil(t, st.ForecastReplicas)
 	assert.Empty(t, f.events("ScaledOutAhead"))
 	assert.Len(t, f.eventsOnceThere("SuccessfulRescale", 1), 1)

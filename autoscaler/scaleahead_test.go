@@ -49,7 +49,7 @@ func TestLeadTime(t *testing.T) {
 
 func TestScaleAheadConfigDefaults(t *testing.T) {
 	cfg := scaleAheadConfigOf(&autoscalingv1alpha1.ScaleAhead{Forecasts: []autoscalingv1alpha1.ForecastType{"Trend", "Seasonal"}})
-	assert.Equal(t, 1800*time.Second, cfg.trendWindow)
+	assert.Equal(t, 600*time.Second, cfg.trendWindow)
 	assert.Equal(t, 24*time.Hour, cfg.period)
 	assert.Equal(t, forecast.Accuracy{Threshold: 0.5, Window: time.Hour}, cfg.accuracy)
 	assert.Zero(t, cfg.lead)
@@ -162,7 +162,7 @@ func TestForecastQuery(t *testing.T) {
 	cfg := scaleAheadConfigOf(&autoscalingv1alpha1.ScaleAhead{Forecasts: []autoscalingv1alpha1.ForecastType{"Trend", "Seasonal"}})
 	metric, sel := forecastQuery("demo", autoscalingv1alpha1.TrendForecast, cfg, 900*time.Second)
 	assert.Equal(t, MetricDemandTrend, metric)
-	assert.Equal(t, "lead_seconds=900,managedseedset=demo,window_seconds=1800", sel.String())
+	assert.Equal(t, "lead_seconds=900,managedseedset=demo,window_seconds=600", sel.String())
 	metric, sel = forecastQuery("demo", autoscalingv1alpha1.SeasonalForecast, cfg, 600*time.Second)
 	assert.Equal(t, MetricDemandSeasonal, metric)
 	assert.Equal(t, "lead_seconds=600,managedseedset=demo,period_seconds=86400", sel.String())

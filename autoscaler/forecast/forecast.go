@@ -22,6 +22,14 @@ type Value struct {
 	Known  bool
 }
 
+// DefaultTrendWindow is the trend's window when spec.scaleAhead.trend.windowSeconds is
+// unset. Short, because a line through a long window lags the start of a ramp by half the
+// window: on the autoscaling benchmark's weeks a 10-minute window lets scale-ahead meet the
+// service level at a 95% target, where 30 minutes left shoots waiting on every ramp that
+// the seasonal forecast did not see coming (the first day, the day after a holiday, the
+// day after a launch) and on the spike.
+const DefaultTrendWindow = 10 * time.Minute
+
 // between returns the samples with from < At <= to. Samples must be sorted by At.
 func between(samples []Sample, from, to time.Time) []Sample {
 	lo := sort.Search(len(samples), func(i int) bool { return samples[i].At.After(from) })

@@ -87,3 +87,37 @@ func TestMax(t *testing.T) {
 	nan := Max(Value{Demand: 5, Known: true}, Value{Demand: math.NaN(), Known: true}, Value{Demand: 7, Known: true})
 	assert.True(t, nan.Known && math.IsNaN(nan.Demand), "a forecast that is not a number is not hidden by another")
 }
+
+// The default window follows the start of a ramp: the benchmark's working day, 700 shoots
+// more over two hours along a smoothstep from a night of 300, seen 20 minutes into the
+// ramp and forecast 20 minutes ahead.
+func TestDefaultTrendWindowFollowsTheStartOfARamp(t *testing.T) {
+	ramp := func(m float64) float64 {
+		x := min(1, max(0, (m-60)/120))
+		return 300 + 700*x*x*(3-2*x)
+	}
+	samples := series(80*time.Minute, 15*time.Second, ramp)
+	now, lead := t0.Add(80*time.Minute), 20*time.Minute
+	actual := ramp(100)
+
+	cases := []struct {
+		name   string
+		window time.Duration
+		// short is how many shoots the forecast may fall short of the demand at most.
+		short float64
+	}{
+		{"the default window", DefaultTrendWindow, 60},
+		{"half an hour lags by more than a seed's worth", 30 * time.Minute, 1e9},
+	}
+	var shortfalls []float64
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Trend(samples, now, c.window, lead)
+			assert.True(t, v.Known)
+			assert.LessOrEqual(t, actual-v.Demand, c.short, "forecast %.0f for %.0f", v.Demand, actual)
+			assert.LessOrEqual(t, v.Demand, actual, "the start of a ramp accelerates: a line never overshoots it")
+			shortfalls = append(shortfalls, actual-v.Demand)
+		})
+	}
+	assert.Greater(t, shortfalls[1]-shortfalls[0], 50.0, "the longer window falls short by more than a seed of 50")
+}

@@ -56,6 +56,11 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 			start := time.Now()
 			switch week {
 			case "working-day":
+			case "holiday-launch":
+				if tracePath != "" {
+					return fmt.Errorf("--week holiday-launch is a built-in trace; leave out --trace %s", tracePath)
+				}
+				cfg.Trace = autoscaling.HolidayLaunchTrace(seed)
 			case "long-lived":
 				ll := autoscaling.LongLivedConfig()
 				ll.Provisioning, ll.AllocatablePerSeed, ll.SyncPeriod, ll.ScrapeInterval, ll.CacheTTL, ll.Seed =
@@ -67,7 +72,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 				_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s\nin %s; report in %s\n", summary, time.Since(start).Round(time.Second), reportDir)
 				return nil
 			default:
-				return fmt.Errorf("--week %q is unknown; choose working-day or long-lived", week)
+				return fmt.Errorf("--week %q is unknown; choose working-day, holiday-launch or long-lived", week)
 			}
 			results, err := autoscaling.RunAll(cfg, autoscaling.Policies, autoscaling.Targets(), workers)
 			if err != nil {
@@ -87,7 +92,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy) or long-lived (shoots that live for days, with and without consolidation, by fewest shoots or migration cost, with and without a budget over working hours or from 08:00 to midnight).")
+	f.StringVar(&week, "week", "working-day", "The built-in week: working-day (the trace, every policy), holiday-launch (the working days with Tuesday a holiday and a launch on Thursday that adds 200 shoots for good, every policy) or long-lived (shoots that live for days, with and without consolidation, by fewest shoots or migration cost, with and without a budget over working hours or from 08:00 to midnight).")
 	f.StringVar(&tracePath, "trace", "", "CSV with columns minute,shoots to replay instead of the built-in week.")
 	f.StringVar(&reportDir, "report", "", "Report folder; report/<timestamp> when empty.")
 	f.Uint64Var(&seed, "seed", 1, "Seed of the built-in trace's noise and of random deletions.")

@@ -217,7 +217,7 @@ type ScaleAhead struct {
 // +kubebuilder:validation:MinProperties=1
 type TrendForecastSpec struct {
 	// windowSeconds is the span of demand the line is fitted through, 60 to 86400;
-	// 1800 when unset. It should hold ten or more samples of the demand's recording rule.
+	// 600 when unset. It should hold ten or more samples of the demand's recording rule.
 	// +optional
 	// +kubebuilder:validation:Minimum=60
 	// +kubebuilder:validation:Maximum=86400

@@ -87,8 +87,8 @@ const (
 // DefaultConfig is the benchmark's landscape: seeds of 50 shoots that take 15 minutes, the
 // autoscaler's defaults (15 s sync, HPA's behavior), Prometheus scraping every 15 s and the
 // adapter's 5 s cache, forecasts 20 minutes ahead: the provisioning time plus a margin for
-// the loop's delays and the trend's lag at the start of a ramp (docs/autoscaler.md
-// compares 15, 20 and 30 minutes).
+// the loop's delays and the trend's lag at the start of a ramp (docs/performance.md
+// compares 15, 20 and 25 minutes), the trend through the API's default window.
 func DefaultConfig(trace Trace) Config {
 	return Config{
 		Trace:              trace,
@@ -104,7 +104,7 @@ func DefaultConfig(trace Trace) Config {
 		MaxReplicas:    200,
 		Behavior:       recommend.Behavior{ScaleUp: recommend.DefaultScaleUp(), ScaleDown: recommend.DefaultScaleDown()},
 		Lead:           20 * time.Minute,
-		TrendWindow:    30 * time.Minute,
+		TrendWindow:    forecast.DefaultTrendWindow,
 		SeasonalPeriod: 24 * time.Hour,
 		Accuracy:       forecast.Accuracy{Threshold: 0.5, Window: time.Hour},
 		Deletion:       DeleteNewest,

@@ -103,6 +103,19 @@ func TestBuiltinTraceHasItsShape(t *testing.T) {
 	assert.InDelta(t, 200, spike, 30, "the spike")
 }
 
+func TestHolidayLaunchTraceHasItsShape(t *testing.T) {
+	tr := HolidayLaunchTrace(1)
+	require.Equal(t, 7*24*60, tr.Minutes())
+	at := func(day, hour int) int { return tr.Shoots[day*24*60+hour*60] }
+	working := BuiltinTrace(1)
+	assert.Equal(t, working.Shoots[:24*60], tr.Shoots[:24*60], "Monday is the working-day week's")
+	assert.InDelta(t, 550, at(1, 13), 60, "the holiday, Tuesday, has a weekend's demand")
+	assert.InDelta(t, 1000, at(2, 13), 70, "Wednesday is a working day again")
+	assert.InDelta(t, at(2, 3)+200, at(3, 23)-5, 40, "the launch's 200 shoots stay through Thursday night")
+	assert.InDelta(t, 200, at(4, 3)-at(2, 3), 40, "and through Friday's")
+	assert.Zero(t, tr.SpikeTo, "the week has no spike")
+}
+
 func TestReadTrace(t *testing.T) {
 	tr, err := ReadTrace(strings.NewReader("minute,shoots\n0,5\n1,7\n4,2\n"))
 	require.NoError(t, err)

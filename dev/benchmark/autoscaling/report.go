@@ -78,6 +78,9 @@ func Summary(cfg Config, results []Result, headlines []Headline) string {
 		cfg.Trace.Minutes(), cfg.AllocatablePerSeed, cfg.Provisioning, cfg.SyncPeriod, cfg.ScrapeInterval, cfg.CacheTTL, cfg.Lead, cfg.Deletion)
 	fmt.Fprintf(&b, "Each policy's headline is its run with the fewest seed-hours whose p99 wait for a seed is at most %s.\n\n", ServiceLevel)
 	b.WriteString(Markdown(headlines))
+	b.WriteString("\n## Seed-hours over the oracle by span of the week\n\n")
+	b.WriteString("Each headline's seed-hours above the fewest seeds that hold the demand, minute by minute: Monday (no day behind the seasonal forecast), the spike and the hour after it, and the other days by the working day's phases.\n\n")
+	b.WriteString(ExcessMarkdown(cfg.Trace, cfg.AllocatablePerSeed, headlines))
 	if cfg.Trace.SpikeTo > cfg.Trace.SpikeFrom {
 		b.WriteString("\n## p99 wait of the shoots created during the spike\n\n")
 		byTarget := map[int32]map[Policy]Result{}

@@ -47,26 +47,72 @@ const (
 // to the wave, from a source seeded with seed). One spike is announced by nothing before
 // it: 200 shoots more within five minutes on Thursday at 10:30, gone two hours later.
 func BuiltinTrace(seed uint64) Trace {
+	return weekTrace(seed, week{spike: true})
+}
+
+// The holiday-and-launch week's events.
+const (
+	// holidayDay is Tuesday: a weekday with a weekend's demand, and the day the seasonal
+	// forecast of Wednesday looks back on.
+	holidayDay = 1
+	// launchAt is Thursday 10:00: launchShoots long-lived shoots more within launchRamp
+	// minutes, and they stay for the rest of the week.
+	launchAt     = 3*24*60 + 10*60
+	launchRamp   = 60
+	launchShoots = 200.0
+)
+
+// HolidayLaunchTrace is the built-in week's working days with two changes a forecast has
+// to live through, and no spike: Tuesday is a holiday, with a weekend's demand, so that
+// Wednesday morning's seasonal forecast looks back on a quiet day; and on Thursday at
+// 10:00 a launch adds 200 long-lived shoots within an hour, which stay, so that the
+// demand steps up for the rest of the week and each day's seasonal forecast lags the day
+// before's step.
+func HolidayLaunchTrace(seed uint64) Trace {
+	return weekTrace(seed, week{holiday: holidayDay, launch: true})
+}
+
+// week is what a built-in week has beyond the working days and the weekend.
+type week struct {
+	// spike adds the unannounced spike on Thursday at 10:30.
+	spike bool
+	// holiday is the day (0 is Monday) with a weekend's demand; 0 for none (Monday is
+	// never a holiday: it has no day behind it).
+	holiday int
+	// launch adds the launch's long-lived shoots on Thursday at 10:00.
+	launch bool
+}
+
+// weekTrace generates a built-in week.
+func weekTrace(seed uint64, w week) Trace {
 	rng := rand.New(rand.NewPCG(seed, 0x5ca1eab1e))
 	shoots := make([]int, weekMinutes)
 	var noise float64
 	for m := range shoots {
 		day, minuteOfDay := m/(24*60), m%(24*60)
 		wave := weekdayWave
-		if day >= 5 {
+		if day >= 5 || (w.holiday > 0 && day == w.holiday) {
 			wave = weekendWave
 		}
 		hour := float64(minuteOfDay) / 60
 		demand := (nightShoots + wave*workday(hour)) * (1 + weeklyGrowth*float64(m)/weekMinutes)
 		noise = 0.98*noise + 0.002*rng.NormFloat64()
 		demand *= 1 + noise
-		switch {
-		case m >= spikeAt && m < spikeAt+spikeRamp:
-			demand += spikeShoots * float64(m-spikeAt+1) / spikeRamp
-		case m >= spikeAt+spikeRamp && m < spikeAt+spikeHold:
-			demand += spikeShoots
+		if w.launch && m >= launchAt {
+			demand += launchShoots * min(1, float64(m-launchAt+1)/launchRamp)
+		}
+		if w.spike {
+			switch {
+			case m >= spikeAt && m < spikeAt+spikeRamp:
+				demand += spikeShoots * float64(m-spikeAt+1) / spikeRamp
+			case m >= spikeAt+spikeRamp && m < spikeAt+spikeHold:
+				demand += spikeShoots
+			}
 		}
 		shoots[m] = max(0, int(math.Round(demand)))
+	}
+	if !w.spike {
+		return Trace{Shoots: shoots}
 	}
 	return Trace{Shoots: shoots, SpikeFrom: spikeAt, SpikeTo: spikeAt + spikeHold}
 }
