@@ -31,12 +31,23 @@ import (
 	"github.com/seedscaler/seedscaler/test/framework/stats"
 )
 
-// The processes a fleet run measures besides the parts: what the stack runs on.
-var fleetInfrastructure = []string{"kube-apiserver", "etcd", "prometheus"}
+// fleetInfrastructure are the processes a fleet run measures besides the parts: what the
+// stack runs on, and in a garden Gardener's own processes.
+func fleetInfrastructure(gardener bool) []string {
+	names := []string{"kube-apiserver", "etcd", "prometheus"}
+	if gardener {
+		names = append(names, gardenerProcesses...)
+	}
+	return names
+}
+
+// gardenerProcesses are the processes of a garden (test/framework/garden) beside the
+// kube-apiserver and etcd it shares.
+var gardenerProcesses = []string{"gardener-apiserver", "gardener-controller-manager", "gardener-scheduler"}
 
 // fleetPartOrder is the order of the report's rows.
-var fleetPartOrder = []string{"scheduler", "seed-controller", "set-controller", "exporter", "adapter", "autoscaler",
-	"simulator", "kube-apiserver", "etcd", "prometheus"}
+var fleetPartOrder = append([]string{"scheduler", "seed-controller", "set-controller", "exporter", "adapter", "autoscaler",
+	"simulator", "kube-apiserver", "etcd", "prometheus"}, gardenerProcesses...)
 
 // fleetSample is one measurement of a fleet run.
 type fleetSample struct {
@@ -72,11 +83,12 @@ func newFleetMeter(st *Stack, opts Options) (*fleetMeter, error) {
 		return nil, err
 	}
 	m := &fleetMeter{st: st, opts: opts, prom: promv1.NewAPI(cl), kube: kube, pids: map[string]int{}, proc: "/proc", start: time.Now()}
-	found, err := descendantsNamed(m.proc, os.Getpid(), fleetInfrastructure...)
+	infrastructure := fleetInfrastructure(opts.Gardener)
+	found, err := descendantsNamed(m.proc, os.Getpid(), infrastructure...)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range fleetInfrastructure {
+	for _, n := range infrastructure {
 		if found[n] == 0 {
 			return nil, fmt.Errorf("found no %s process below this one in %s", n, m.proc)
 		}
@@ -222,7 +234,9 @@ type fleetRow struct {
 
 // fleetResult is what a fleet run measured.
 type fleetResult struct {
-	Seeds, Shoots   int
+	Seeds, Shoots int
+	// Garden is a run in a Gardener garden, whose gardener-apiserver serves the shoots.
+	Garden          bool
 	Speed           float64
 	Wall            time.Duration
 	FillTime        time.Duration // until the landscape was full; Wall when it never was
@@ -386,6 +400,7 @@ loop:
 		}
 	}
 	res := summarizeFleet(samples, opts.FleetSeeds, opts.Speed, cfg)
+	res.Garden = opts.Gardener
 	m.query(context.WithoutCancel(ctx), &res, simulator.FleetSets(opts.FleetSeeds)[0].Name)
 	if err := writeFleetReport(opts.ReportDir, res); err != nil {
 		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
@@ -425,7 +440,11 @@ func (r fleetResult) writeCSV(w io.Writer) error {
 // Markdown renders the report.
 func (r fleetResult) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Fleet: %d seeds, %d shoots\n\n", r.Seeds, r.Shoots)
+	where := ""
+	if r.Garden {
+		where = " in a Gardener garden"
+	}
+	fmt.Fprintf(&b, "# Fleet%s: %d seeds, %d shoots\n\n", where, r.Seeds, r.Shoots)
 	fill := fmt.Sprintf("full after %s", r.FillTime.Truncate(time.Second))
 	if !r.Filled {
 		fill = fmt.Sprintf("not full within the run (%d seeds ready, %d shoots pending at the end); steady figures are of the last third", r.SeedsReadyAtEnd, r.PendingAtEnd)
