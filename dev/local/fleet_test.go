@@ -51,6 +51,16 @@ func TestSummarizeFleet(t *testing.T) {
 	assert.Equal(t, "part,seeds,shoots,peak_rss_mib,steady_rss_mib,cpu_s_per_sim_hour\nscheduler,10,995,120.0,75.0,3.00\n", csv.String())
 	assert.Contains(t, res.Markdown(), "the landscape was full after 1m50s")
 
+	// In a garden gardener-scheduler binds, and the kube-apiserver's writes leave out those of
+	// Gardener's kinds, which gardener-apiserver takes.
+	garden := res
+	garden.Garden = true
+	md := garden.Markdown()
+	assert.Contains(t, md, "# Fleet in a Gardener garden: 10 seeds, 995 shoots")
+	assert.Contains(t, md, "| gardener-scheduler binds/s (best 30 s of the fill) | 25 |")
+	assert.Contains(t, md, "| kube-apiserver writes/s (not those of Gardener's kinds), same 30 s | 65 |")
+	assert.Contains(t, res.Markdown(), "| scheduler binds/s (best 30 s of the fill) | 25 |")
+
 	// A landscape that never fills: the steady figures are of the last third.
 	for i := range samples {
 		samples[i].SeedsReady = 3
