@@ -228,8 +228,9 @@ type fleetRow struct {
 	CPUPerSimHour     float64 // CPU seconds per simulated hour, steady
 	FillCPU           float64 // CPU seconds until the landscape was full
 	RequestsPerSecond map[string]float64
-	BytesPerShoot     float64
-	SteadySamples     int
+	// BytesPerShoot is the steady RSS over the tenant shoots at the end, bound and pending.
+	BytesPerShoot float64
+	SteadySamples int
 }
 
 // fleetResult is what a fleet run measured.
@@ -319,8 +320,10 @@ func summarizeFleet(samples []fleetSample, seeds int, speed float64, cfg *simula
 				row.CPUPerSimHour = (end.CPU - from.CPU).Seconds() / simHours
 			}
 		}
-		if res.Shoots > 0 {
-			row.BytesPerShoot = row.SteadyRSS * (1 << 20) / float64(res.Shoots)
+		// Every process holds the pending shoots as well as the bound: on a landscape that
+		// never filled, the API servers store the whole demand.
+		if stored := last.Bound + last.Pending; stored > 0 {
+			row.BytesPerShoot = row.SteadyRSS * (1 << 20) / float64(stored)
 		}
 		res.Rows = append(res.Rows, row)
 	}
