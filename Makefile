@@ -236,16 +236,19 @@ bench-reaction: ## Measure how fast the whole loop reacts to steps of demand, st
 # `make bench-fleet`: the whole stack on the fleet profile, FLEET_SEEDS seeds (100 tenant
 # shoots each) for FLEET_DURATION of wall time. On 2 cores 1,000 seeds fill in about 55
 # minutes (the kube-apiserver's write rate), and then hold for the steady figures.
+# GARDENER=1 runs the fleet in a real Gardener garden: gardener-apiserver serves the shoots,
+# seeds and sets, gardener-controller-manager reconciles the sets, gardener-scheduler binds.
 FLEET_SEEDS ?= 1000
 FLEET_DURATION ?= 80m
+GARDENER ?=
 
 .PHONY: bench-fleet
-bench-fleet: build bench-harness ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv).
-	$(TOOLS) envtest prometheus
+bench-fleet: build bench-harness ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv); GARDENER=1 in a Gardener garden.
+	$(TOOLS) envtest prometheus $(if $(GARDENER),gardener)
 	@# The parts run as the image's build (no development packages), as deployed.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-parts ./cmd/seedscaler
 	$(TEST_ENV) bin/seedscaler-dev local --profile fleet --fleet-seeds $(FLEET_SEEDS) --duration $(FLEET_DURATION) \
-	  --parts-binary bin/seedscaler-parts
+	  --parts-binary bin/seedscaler-parts $(if $(GARDENER),--gardener)
 
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).

@@ -31,12 +31,23 @@ import (
 	"github.com/seedscaler/seedscaler/test/framework/stats"
 )
 
-// The processes a fleet run measures besides the parts: what the stack runs on.
-var fleetInfrastructure = []string{"kube-apiserver", "etcd", "prometheus"}
+// fleetInfrastructure are the processes a fleet run measures besides the parts: what the
+// stack runs on, and in a garden Gardener's own processes.
+func fleetInfrastructure(gardener bool) []string {
+	names := []string{"kube-apiserver", "etcd", "prometheus"}
+	if gardener {
+		names = append(names, gardenerProcesses...)
+	}
+	return names
+}
+
+// gardenerProcesses are the processes of a garden (test/framework/garden) beside the
+// kube-apiserver and etcd it shares.
+var gardenerProcesses = []string{"gardener-apiserver", "gardener-controller-manager", "gardener-scheduler"}
 
 // fleetPartOrder is the order of the report's rows.
-var fleetPartOrder = []string{"scheduler", "seed-controller", "set-controller", "exporter", "adapter", "autoscaler",
-	"simulator", "kube-apiserver", "etcd", "prometheus"}
+var fleetPartOrder = append([]string{"scheduler", "seed-controller", "set-controller", "exporter", "adapter", "autoscaler",
+	"simulator", "kube-apiserver", "etcd", "prometheus"}, gardenerProcesses...)
 
 // fleetSample is one measurement of a fleet run.
 type fleetSample struct {
@@ -72,11 +83,12 @@ func newFleetMeter(st *Stack, opts Options) (*fleetMeter, error) {
 		return nil, err
 	}
 	m := &fleetMeter{st: st, opts: opts, prom: promv1.NewAPI(cl), kube: kube, pids: map[string]int{}, proc: "/proc", start: time.Now()}
-	found, err := descendantsNamed(m.proc, os.Getpid(), fleetInfrastructure...)
+	infrastructure := fleetInfrastructure(opts.Gardener)
+	found, err := descendantsNamed(m.proc, os.Getpid(), infrastructure...)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range fleetInfrastructure {
+	for _, n := range infrastructure {
 		if found[n] == 0 {
 			return nil, fmt.Errorf("found no %s process below this one in %s", n, m.proc)
 		}
@@ -216,13 +228,16 @@ type fleetRow struct {
 	CPUPerSimHour     float64 // CPU seconds per simulated hour, steady
 	FillCPU           float64 // CPU seconds until the landscape was full
 	RequestsPerSecond map[string]float64
-	BytesPerShoot     float64
-	SteadySamples     int
+	// BytesPerShoot is the steady RSS over the tenant shoots at the end, bound and pending.
+	BytesPerShoot float64
+	SteadySamples int
 }
 
 // fleetResult is what a fleet run measured.
 type fleetResult struct {
-	Seeds, Shoots   int
+	Seeds, Shoots int
+	// Garden is a run in a Gardener garden, whose gardener-apiserver serves the shoots.
+	Garden          bool
 	Speed           float64
 	Wall            time.Duration
 	FillTime        time.Duration // until the landscape was full; Wall when it never was
@@ -305,8 +320,10 @@ func summarizeFleet(samples []fleetSample, seeds int, speed float64, cfg *simula
 				row.CPUPerSimHour = (end.CPU - from.CPU).Seconds() / simHours
 			}
 		}
-		if res.Shoots > 0 {
-			row.BytesPerShoot = row.SteadyRSS * (1 << 20) / float64(res.Shoots)
+		// Every process holds the pending shoots as well as the bound: on a landscape that
+		// never filled, the API servers store the whole demand.
+		if stored := last.Bound + last.Pending; stored > 0 {
+			row.BytesPerShoot = row.SteadyRSS * (1 << 20) / float64(stored)
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -386,6 +403,7 @@ loop:
 		}
 	}
 	res := summarizeFleet(samples, opts.FleetSeeds, opts.Speed, cfg)
+	res.Garden = opts.Gardener
 	m.query(context.WithoutCancel(ctx), &res, simulator.FleetSets(opts.FleetSeeds)[0].Name)
 	if err := writeFleetReport(opts.ReportDir, res); err != nil {
 		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
@@ -425,7 +443,11 @@ func (r fleetResult) writeCSV(w io.Writer) error {
 // Markdown renders the report.
 func (r fleetResult) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Fleet: %d seeds, %d shoots\n\n", r.Seeds, r.Shoots)
+	where := ""
+	if r.Garden {
+		where = " in a Gardener garden"
+	}
+	fmt.Fprintf(&b, "# Fleet%s: %d seeds, %d shoots\n\n", where, r.Seeds, r.Shoots)
 	fill := fmt.Sprintf("full after %s", r.FillTime.Truncate(time.Second))
 	if !r.Filled {
 		fill = fmt.Sprintf("not full within the run (%d seeds ready, %d shoots pending at the end); steady figures are of the last third", r.SeedsReadyAtEnd, r.PendingAtEnd)
@@ -439,8 +461,14 @@ func (r fleetResult) Markdown() string {
 	}
 	b.WriteString("\nAnonymous memory (RssAnon) is resident memory without mapped files: the parts run one binary, whose pages they share.\n")
 	b.WriteString("\n| hot path | figure |\n| --- | --- |\n")
-	fmt.Fprintf(&b, "| scheduler binds/s (best 30 s of the fill) | %.0f |\n", r.PeakBindRate)
-	fmt.Fprintf(&b, "| kube-apiserver writes/s, all clients, same 30 s | %.0f |\n", r.APIWriteRate)
+	binder, writes := "scheduler", "kube-apiserver writes/s, all clients, same 30 s"
+	if r.Garden {
+		// gardener-apiserver takes the writes of Gardener's kinds; the kube-apiserver
+		// counts only its own.
+		binder, writes = "gardener-scheduler", "kube-apiserver writes/s (not those of Gardener's kinds), same 30 s"
+	}
+	fmt.Fprintf(&b, "| %s binds/s (best 30 s of the fill) | %.0f |\n", binder, r.PeakBindRate)
+	fmt.Fprintf(&b, "| %s | %.0f |\n", writes, r.APIWriteRate)
 	fmt.Fprintf(&b, "| exporter scrape, mean / max | %.3f s / %.3f s |\n", r.ExporterScrape[0], r.ExporterScrape[1])
 	fmt.Fprintf(&b, "| adapter list of every seed through the aggregator, p50 / p99 | %s / %s |\n", r.AdapterAll[0].Round(time.Millisecond), r.AdapterAll[1].Round(time.Millisecond))
 	fmt.Fprintf(&b, "| adapter list of one set's seeds (an autoscaler's read), p50 / p99 | %s / %s |\n", r.AdapterOneSet[0].Round(time.Millisecond), r.AdapterOneSet[1].Round(time.Millisecond))

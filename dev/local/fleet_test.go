@@ -45,18 +45,32 @@ func TestSummarizeFleet(t *testing.T) {
 	assert.InDelta(t, 995.0/40, res.PeakBindRate, 1e-9, "the first 30 s window from 90 s is to 130 s; to 110 s is too short")
 	assert.InDelta(t, 2600.0/40, res.APIWriteRate, 1e-9)
 	assert.Equal(t, 995, res.Shoots)
+	assert.InDelta(t, 75.0*(1<<20)/995, row.BytesPerShoot, 1e-6)
 
 	var csv bytes.Buffer
 	require.NoError(t, res.writeCSV(&csv))
 	assert.Equal(t, "part,seeds,shoots,peak_rss_mib,steady_rss_mib,cpu_s_per_sim_hour\nscheduler,10,995,120.0,75.0,3.00\n", csv.String())
 	assert.Contains(t, res.Markdown(), "the landscape was full after 1m50s")
 
-	// A landscape that never fills: the steady figures are of the last third.
+	// In a garden gardener-scheduler binds, and the kube-apiserver's writes leave out those of
+	// Gardener's kinds, which gardener-apiserver takes.
+	garden := res
+	garden.Garden = true
+	md := garden.Markdown()
+	assert.Contains(t, md, "# Fleet in a Gardener garden: 10 seeds, 995 shoots")
+	assert.Contains(t, md, "| gardener-scheduler binds/s (best 30 s of the fill) | 25 |")
+	assert.Contains(t, md, "| kube-apiserver writes/s (not those of Gardener's kinds), same 30 s | 65 |")
+	assert.Contains(t, res.Markdown(), "| scheduler binds/s (best 30 s of the fill) | 25 |")
+
+	// A landscape that never fills: the steady figures are of the last third, and the
+	// processes hold the pending shoots too.
 	for i := range samples {
 		samples[i].SeedsReady = 3
 	}
+	samples[len(samples)-1].Bound, samples[len(samples)-1].Pending = 600, 400
 	res = summarizeFleet(samples, 10, 120, cfg)
 	assert.False(t, res.Filled)
+	assert.InDelta(t, 75.0*(1<<20)/1000, res.Rows[0].BytesPerShoot, 1e-6)
 	assert.Equal(t, start+40*time.Second, res.SteadyFrom)
 	assert.True(t, strings.Contains(res.Markdown(), "not full within the run"))
 }

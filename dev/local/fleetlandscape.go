@@ -26,38 +26,24 @@ func fleetSoil(provider, region string) string { return "soil-" + provider + "-"
 // configs and CloudProfiles, a root seed per region, and per set a ManagedSeedSet at its
 // replicas and a SeedAutoscaler that keeps it between them and twice as many.
 func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error) {
-	read := func(file string) (*unstructured.Unstructured, error) {
-		objs, err := manifest.ReadFile(filepath.Join(root, file))
-		if err != nil {
-			return nil, err
-		}
-		if len(objs) != 1 {
-			return nil, fmt.Errorf("%s holds %d objects, want one", file, len(objs))
-		}
-		return objs[0], nil
-	}
-	var out []*unstructured.Unstructured
-	ns, err := read("examples/00-namespace.yaml")
+	ns, err := readOne(root, "examples/00-namespace.yaml")
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, ns)
-	for _, p := range simulator.FleetProviders() {
-		cm, err := read("examples/region-config/" + p + "-region-config.yaml")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cm)
-	}
-	soilTemplate, err := read("examples/demo/10-soil.yaml")
+	configs, err := fleetRegionConfigs(root)
 	if err != nil {
 		return nil, err
 	}
-	setTemplate, err := read("examples/demo/20-managedseedset.yaml")
+	out := append([]*unstructured.Unstructured{ns}, configs...)
+	soilTemplate, err := readOne(root, "examples/demo/10-soil.yaml")
 	if err != nil {
 		return nil, err
 	}
-	autoscalerTemplate, err := read("examples/demo/30-seedautoscaler.yaml")
+	setTemplate, err := readOne(root, "examples/demo/20-managedseedset.yaml")
+	if err != nil {
+		return nil, err
+	}
+	autoscalerTemplate, err := readOne(root, fleetAutoscalerFile)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +53,7 @@ func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error
 	soils := map[string]bool{}
 	var objs []*unstructured.Unstructured
 	for _, s := range sets {
-		zones := make([]any, len(s.Zones))
-		zoneNames := make([]any, len(s.Zones))
-		for i, z := range s.Zones {
-			zones[i], zoneNames[i] = map[string]any{"name": z}, z
-		}
+		zones, zoneNames := fleetZones(s)
 		if soil := fleetSoil(s.Provider, s.Region); !soils[soil] {
 			soils[soil] = true
 			regions[s.Provider] = append(regions[s.Provider], map[string]any{"name": s.Region, "zones": zones})
@@ -112,16 +94,8 @@ func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error
 		}
 		objs = append(objs, set)
 
-		sa := autoscalerTemplate.DeepCopy()
-		sa.SetName(s.Name)
-		unstructured.RemoveNestedField(sa.Object, "spec", "scaleAhead") // its windows are the demo's clock
-		unstructured.RemoveNestedField(sa.Object, "spec", "behavior")
-		if err := setFields(sa.Object, map[string]any{
-			"spec.scaleTargetRef.name": s.Name,
-			"spec.minReplicas":         int64(s.Replicas),
-			"spec.maxReplicas":         int64(2 * s.Replicas),
-			"spec.metrics":             []any{utilizationMetric(simulator.FleetTargetUtilization)},
-		}); err != nil {
+		sa, err := fleetAutoscaler(autoscalerTemplate, s)
+		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, sa)
@@ -141,6 +115,75 @@ func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error
 		out = append(out, cp)
 	}
 	return append(out, objs...), nil
+}
+
+// fleetAutoscalerFile is the demo's SeedAutoscaler, the template of each fleet set's.
+const fleetAutoscalerFile = "examples/demo/30-seedautoscaler.yaml"
+
+// fleetAutoscaler is set s's SeedAutoscaler: the demo's, at the fleet's target utilization,
+// between the set's replicas and twice as many.
+func fleetAutoscaler(template *unstructured.Unstructured, s simulator.FleetSet) (*unstructured.Unstructured, error) {
+	sa := template.DeepCopy()
+	sa.SetName(s.Name)
+	unstructured.RemoveNestedField(sa.Object, "spec", "scaleAhead") // its windows are the demo's clock
+	unstructured.RemoveNestedField(sa.Object, "spec", "behavior")
+	return sa, setFields(sa.Object, map[string]any{
+		"spec.scaleTargetRef.name": s.Name,
+		"spec.minReplicas":         int64(s.Replicas),
+		"spec.maxReplicas":         int64(2 * s.Replicas),
+		"spec.metrics":             []any{utilizationMetric(simulator.FleetTargetUtilization)},
+	})
+}
+
+// fleetZones are set s's zones as a CloudProfile's region lists them and as names.
+func fleetZones(s simulator.FleetSet) (zones, names []any) {
+	zones, names = make([]any, len(s.Zones)), make([]any, len(s.Zones))
+	for i, z := range s.Zones {
+		zones[i], names[i] = map[string]any{"name": z}, z
+	}
+	return zones, names
+}
+
+// fleetRegionConfigs are the region configs of the fleet's providers.
+func fleetRegionConfigs(root string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, p := range simulator.FleetProviders() {
+		cm, err := readOne(root, "examples/region-config/"+p+"-region-config.yaml")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cm)
+	}
+	return out, nil
+}
+
+// readOne reads the one object of a manifest file of the repository at root.
+func readOne(root, file string) (*unstructured.Unstructured, error) {
+	objs, err := manifest.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("%s holds %d objects, want one", file, len(objs))
+	}
+	return objs[0], nil
+}
+
+// readByKind reads a manifest file of the repository at root that holds one object of each
+// kind, by kind.
+func readByKind(root, file string) (map[string]*unstructured.Unstructured, error) {
+	objs, err := manifest.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		if out[o.GetKind()] != nil {
+			return nil, fmt.Errorf("%s holds more than one %s, want one of each kind", file, o.GetKind())
+		}
+		out[o.GetKind()] = o
+	}
+	return out, nil
 }
 
 func utilizationMetric(target int64) map[string]any {

@@ -14,15 +14,22 @@ import (
 const gardenerLandscape = "examples/gardener/demo"
 
 // startGarden starts a real garden with gardener-scheduler and gardener-controller-manager,
-// creates the demo's landscape in it, and writes the stack's kubeconfig.
-func (st *Stack) startGarden(ctx context.Context) error {
+// creates the profile's landscape in it (the demo's, or the fleet's in Gardener's shapes),
+// and writes the stack's kubeconfig.
+func (st *Stack) startGarden(ctx context.Context, opts Options) error {
 	st.log.Info("Starting a Gardener garden: etcd, kube-apiserver and gardener-apiserver")
 	g, err := garden.Start(ctx, garden.Options{LogDir: filepath.Join(st.WorkDir, "logs")})
 	if err != nil {
 		return err
 	}
 	st.garden, st.Env, st.Kubeconfig = g, g.Environment, g.Kubeconfig
-	if err := ApplyGardenerLandscape(ctx, g, st.Root); err != nil {
+	if opts.Profile == ProfileFleet {
+		st.log.Info("Creating the fleet in Gardener's API", "seeds", opts.FleetSeeds)
+		err = ApplyGardenerFleetLandscape(ctx, g, st.Root, opts.FleetSeeds)
+	} else {
+		err = ApplyGardenerLandscape(ctx, g, st.Root)
+	}
+	if err != nil {
 		return err
 	}
 	st.log.Info("Starting gardener-scheduler and gardener-controller-manager")

@@ -78,10 +78,10 @@ type Options struct {
 	// already (the autoscaler's --sync-period) takes the value given here. Only for the
 	// parts as processes (Start); on a cluster the chart's values carry them.
 	ExtraArgs map[string][]string
-	// Gardener runs the demo in a real garden (test/framework/garden): gardener-apiserver
-	// serves Gardener's kinds and judges every binding, gardener-scheduler places the shoots
-	// that do not name seedscaler's scheduler, gardener-controller-manager reconciles the
-	// ManagedSeedSet, and the parts run as the chart runs them beside Gardener.
+	// Gardener runs the demo or the fleet in a real garden (test/framework/garden):
+	// gardener-apiserver serves Gardener's kinds and judges every binding, gardener-scheduler
+	// places the shoots that do not name seedscaler's scheduler, gardener-controller-manager
+	// reconciles the ManagedSeedSets, and the parts run as the chart runs them beside Gardener.
 	Gardener bool
 }
 
@@ -213,8 +213,11 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	}()
 
 	extraArgs := opts.ExtraArgs
+	if opts.Profile == ProfileFleet {
+		extraArgs = fleetArgs(extraArgs)
+	}
 	if opts.Gardener {
-		if err := st.startGarden(ctx); err != nil {
+		if err := st.startGarden(ctx, opts); err != nil {
 			return st, err
 		}
 		extraArgs = gardenerArgs(st.Root, extraArgs)
@@ -227,7 +230,6 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	case opts.Profile == ProfileFleet:
 		log.Info("Creating the fleet", "seeds", opts.FleetSeeds)
 		err = ApplyFleetLandscape(ctx, st.Env.Client, root, opts.FleetSeeds)
-		extraArgs = fleetArgs(extraArgs)
 	default:
 		err = st.applyLandscape(ctx)
 	}

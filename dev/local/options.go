@@ -46,7 +46,7 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.Interval, "interval", o.Interval, "Interval of the live view's samples.")
 	f.BoolVar(&o.Cluster, "cluster", o.Cluster, "Run the parts as the Helm chart's pods on a one-node cluster started on this machine (needs root).")
 	f.StringVar(&o.Image, "image", o.Image, "With --cluster: the image tarball to install the chart from (`make image`).")
-	f.BoolVar(&o.Gardener, "gardener", o.Gardener, "Run the demo in a real Gardener garden: gardener-apiserver, gardener-scheduler and gardener-controller-manager beside the parts, as the chart runs beside Gardener (examples/gardener/demo).")
+	f.BoolVar(&o.Gardener, "gardener", o.Gardener, "Run in a real Gardener garden: gardener-apiserver, gardener-scheduler and gardener-controller-manager beside the parts, as the chart runs beside Gardener; the demo's landscape is examples/gardener/demo, the fleet's the same objects per set and region.")
 }
 
 // Validate checks the flags of a run, naming the one to fix.
@@ -67,8 +67,8 @@ func (o *Options) Validate() error {
 	if o.Interval <= 0 {
 		errs = append(errs, fmt.Errorf("--interval must be positive, e.g. --interval=2s, not %s", o.Interval))
 	}
-	if o.Gardener && (o.Cluster || o.Profile == ProfileFleet) {
-		errs = append(errs, errors.New("--gardener runs the demo's landscape with the parts as processes; it does not run with --cluster or --profile fleet"))
+	if o.Gardener && o.Cluster {
+		errs = append(errs, errors.New("--gardener runs the parts as processes beside Gardener's; it does not run with --cluster"))
 	}
 	if o.Cluster && o.Image == "" {
 		errs = append(errs, errors.New("--cluster needs --image: the image tarball `make image` writes, bin/seedscaler-image.tar"))

@@ -21,6 +21,8 @@ func TestOptionsValidateNamesTheBadFlag(t *testing.T) {
 		{"the fleet", []string{"--profile=fleet", "--fleet-seeds=100"}, ""},
 		{"a fleet of none", []string{"--profile=fleet", "--fleet-seeds=0"}, "--fleet-seeds must be at least 1"},
 		{"the fleet on the cluster", []string{"--profile=fleet", "--cluster"}, "--profile fleet runs the parts as processes"},
+		{"the fleet in a garden", []string{"--profile=fleet", "--fleet-seeds=10", "--gardener"}, ""},
+		{"the demo in a garden on the cluster", []string{"--gardener", "--cluster"}, "--gardener runs the parts as processes"},
 		{"negative speed", []string{"--speed=-1"}, "--speed must be positive"},
 		{"zero interval", []string{"--interval=0s"}, "--interval must be positive"},
 		{"cluster without image", []string{"--cluster", "--image="}, "--cluster needs --image"},

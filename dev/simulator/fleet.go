@@ -61,7 +61,10 @@ type FleetSet struct {
 
 // FleetSets places seeds seeds in sets of FleetSetSize, one region after the other,
 // alternating the providers: the first region of each provider, then the second, and so
-// on, and again from the first once every region has a set.
+// on, and again from the first once every region has a set. A set is named by its provider
+// and its number among the provider's, aws-1, azure-1, gcp-1, aws-2, ...: short enough for
+// Gardener, which takes a Shoot only if its name and its project's have at most 21
+// characters together, and a set's replica shoots <set>-<ordinal> live in project garden.
 func FleetSets(seeds int) []FleetSet {
 	var places []FleetSet
 	for i := range len(fleetRegions[0].regions) {
@@ -70,12 +73,11 @@ func FleetSets(seeds int) []FleetSet {
 		}
 	}
 	var sets []FleetSet
+	perProvider := map[string]int{}
 	for n := 0; seeds > 0; n++ {
 		s := places[n%len(places)]
-		s.Name = fmt.Sprintf("%s-%s", s.Provider, s.Region)
-		if round := n / len(places); round > 0 {
-			s.Name = fmt.Sprintf("%s-%d", s.Name, round+1)
-		}
+		perProvider[s.Provider]++
+		s.Name = fmt.Sprintf("%s-%d", s.Provider, perProvider[s.Provider])
 		s.Replicas = min(seeds, FleetSetSize)
 		seeds -= s.Replicas
 		sets = append(sets, s)
