@@ -115,10 +115,14 @@ func TestUpgradeFromThePreviousRelease(t *testing.T) {
 	for i := range 80 {
 		require.NoError(t, c.Create(ctx, builders.MakeShoot(tenants, fmt.Sprintf("tenant-%02d", i)).Obj()))
 	}
-	waitFor(t, "the previous release placing every shoot on 3 ready seeds", 8*time.Minute, func() (bool, string) {
+	// Settled: every shoot bound, and every replica the set wants exists and is ready, so that
+	// no replica is in flight when the upgrade replaces the set controller.
+	waitFor(t, "the previous release placing every shoot on 3 or more ready seeds, with nothing in flight", 8*time.Minute, func() (bool, string) {
 		check()
 		s, n := set(), unbound(ctx, t, c, tenants)
-		return n == 0 && s.Status.ReadyReplicas >= 3, fmt.Sprintf("%d unbound, %d/%d ready", n, s.Status.ReadyReplicas, ptr.Deref(s.Spec.Replicas, 1))
+		want := ptr.Deref(s.Spec.Replicas, 1)
+		return n == 0 && s.Status.ReadyReplicas >= 3 && s.Status.Replicas == want && s.Status.ReadyReplicas == want,
+			fmt.Sprintf("%d unbound, %d replicas, %d/%d ready", n, s.Status.Replicas, s.Status.ReadyReplicas, want)
 	})
 	before := placements(ctx, t, c)
 	replicas := ptr.Deref(set().Spec.Replicas, 1)
