@@ -1,13 +1,12 @@
 package exporter
 
 import (
-	"unique"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/membership"
+	"github.com/seedscaler/seedscaler/internal/usage"
 )
 
 // The informers keep only what a scrape reads: at 100,000 shoots every byte per shoot is
@@ -31,18 +30,18 @@ func transformShoot(obj any) (any, error) {
 	if !ok {
 		return obj, nil // already transformed, or a tombstone
 	}
-	namespace := intern(u.GetNamespace())
+	namespace := usage.Intern(u.GetNamespace())
 	key := namespace + "/" + u.GetName()
 	info := &shootInfo{
 		key:             key,
 		name:            key[len(namespace)+1:],
 		namespace:       namespace,
 		resourceVersion: u.GetResourceVersion(),
-		provider:        intern(nestedString(u.Object, "spec", "provider", "type")),
-		region:          intern(nestedString(u.Object, "spec", "region")),
-		purpose:         intern(nestedString(u.Object, "spec", "purpose")),
-		seed:            intern(nestedString(u.Object, "spec", "seedName")),
-		statusSeed:      intern(nestedString(u.Object, "status", "seedName")),
+		provider:        usage.Intern(nestedString(u.Object, "spec", "provider", "type")),
+		region:          usage.Intern(nestedString(u.Object, "spec", "region")),
+		purpose:         usage.Intern(nestedString(u.Object, "spec", "purpose")),
+		seed:            usage.Intern(nestedString(u.Object, "spec", "seedName")),
+		statusSeed:      usage.Intern(nestedString(u.Object, "status", "seedName")),
 	}
 	if created := u.GetCreationTimestamp(); !created.IsZero() {
 		info.created = created.Unix()
@@ -175,7 +174,7 @@ func copyConditions(from, to map[string]any, withReason bool) {
 		condition := map[string]any{"type": m["type"], "status": m["status"]}
 		if reason, ok := m["reason"]; ok && withReason {
 			if s, isString := reason.(string); isString {
-				reason = intern(s)
+				reason = usage.Intern(s)
 			}
 			condition["reason"] = reason
 		}
@@ -210,12 +209,4 @@ func nestedString(obj map[string]any, path ...string) string {
 	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
 	s, _ := v.(string)
 	return s
-}
-
-// intern returns the canonical copy of a string that repeats across many objects.
-func intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	return unique.Make(s).Value()
 }

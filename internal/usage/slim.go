@@ -55,8 +55,14 @@ func Counted(shoot *gardencorev1beta1.Shoot) *gardencorev1beta1.Shoot {
 }
 
 // Intern returns the one copy of s that every interned string equal to it shares: for the
-// strings many cached objects repeat.
-func Intern(s string) string { return unique.Make(s).Value() }
+// strings many cached objects repeat. The empty string, which needs no copy, skips the
+// lookup.
+func Intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
+}
 
 // pointers holds one *string per value InternPointer was given, which every slim shoot
 // with that value points at: for values that are few (seed names, the seeds a garden ever
