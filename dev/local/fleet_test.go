@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedscaler/seedscaler/dev/simulator"
+	"github.com/seedscaler/seedscaler/test/framework/proc"
 )
 
 // A fleet of 10 seeds (1,000 shoots at the peak) fills in 20 s and holds for 40 s at speed
@@ -20,7 +21,7 @@ import (
 func TestSummarizeFleet(t *testing.T) {
 	cfg := simulator.FleetConfiguration(10)
 	proc := func(rssMiB, peakMiB int64, cpu time.Duration) map[string]procStat {
-		return map[string]procStat{"scheduler": {RSS: rssMiB << 20, PeakRSS: peakMiB << 20, Anon: (rssMiB - 50) << 20, CPU: cpu}}
+		return map[string]procStat{"scheduler": {Memory: proc.Memory{RSS: rssMiB << 20, PeakRSS: peakMiB << 20, Anon: (rssMiB - 50) << 20}, CPU: cpu}}
 	}
 	// The tenants come after the fleet's three simulated hours of waiting: 90 s at 120x.
 	start := 90 * time.Second

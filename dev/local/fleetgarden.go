@@ -62,28 +62,26 @@ func GardenerFleetLandscape(root string, seeds int) ([]*unstructured.Unstructure
 	}
 
 	sets := simulator.FleetSets(seeds)
-	regions := map[string][]any{} // provider -> CloudProfile regions
-	soils := map[string]bool{}
+	soils, regions := fleetRegions(sets)
 	var soilObjs, setObjs []*unstructured.Unstructured
-	for _, s := range sets {
-		zones, zoneNames := fleetZones(s)
+	for _, s := range soils {
+		_, zoneNames := fleetZones(s)
 		soil := fleetSoil(s.Provider, s.Region)
-		if !soils[soil] {
-			soils[soil] = true
-			regions[s.Provider] = append(regions[s.Provider], map[string]any{"name": s.Region, "zones": zones})
-			o := soilTemplate.DeepCopy()
-			o.SetName(soil)
-			unstructured.RemoveNestedField(o.Object, "status", "capacity")
-			unstructured.RemoveNestedField(o.Object, "status", "allocatable")
-			if err := setFields(o.Object, map[string]any{
-				"spec.provider.type": s.Provider, "spec.provider.region": s.Region, "spec.provider.zones": zoneNames,
-				"spec.ingress.domain": "ingress." + soil + ".example.com",
-			}); err != nil {
-				return nil, err
-			}
-			soilObjs = append(soilObjs, o)
+		o := soilTemplate.DeepCopy()
+		o.SetName(soil)
+		unstructured.RemoveNestedField(o.Object, "status", "capacity")
+		unstructured.RemoveNestedField(o.Object, "status", "allocatable")
+		if err := setFields(o.Object, map[string]any{
+			"spec.provider.type": s.Provider, "spec.provider.region": s.Region, "spec.provider.zones": zoneNames,
+			"spec.ingress.domain": "ingress." + soil + ".example.com",
+		}); err != nil {
+			return nil, err
 		}
-		set, err := gardenFleetSet(setDocs["ManagedSeedSet"], s, soil, zoneNames)
+		soilObjs = append(soilObjs, o)
+	}
+	for _, s := range sets {
+		_, zoneNames := fleetZones(s)
+		set, err := gardenFleetSet(setDocs["ManagedSeedSet"], s, fleetSoil(s.Provider, s.Region), zoneNames)
 		if err != nil {
 			return nil, err
 		}

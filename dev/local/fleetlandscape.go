@@ -49,24 +49,21 @@ func FleetLandscape(root string, seeds int) ([]*unstructured.Unstructured, error
 	}
 
 	sets := simulator.FleetSets(seeds)
-	regions := map[string][]any{} // provider -> CloudProfile regions
-	soils := map[string]bool{}
+	soils, regions := fleetRegions(sets)
 	var objs []*unstructured.Unstructured
-	for _, s := range sets {
-		zones, zoneNames := fleetZones(s)
-		if soil := fleetSoil(s.Provider, s.Region); !soils[soil] {
-			soils[soil] = true
-			regions[s.Provider] = append(regions[s.Provider], map[string]any{"name": s.Region, "zones": zones})
-			o := soilTemplate.DeepCopy()
-			o.SetName(soil)
-			if err := setFields(o.Object, map[string]any{
-				"spec.provider.type": s.Provider, "spec.provider.region": s.Region, "spec.provider.zones": zoneNames,
-			}); err != nil {
-				return nil, err
-			}
-			objs = append(objs, o)
+	for _, s := range soils {
+		_, zoneNames := fleetZones(s)
+		o := soilTemplate.DeepCopy()
+		o.SetName(fleetSoil(s.Provider, s.Region))
+		if err := setFields(o.Object, map[string]any{
+			"spec.provider.type": s.Provider, "spec.provider.region": s.Region, "spec.provider.zones": zoneNames,
+		}); err != nil {
+			return nil, err
 		}
-
+		objs = append(objs, o)
+	}
+	for _, s := range sets {
+		_, zoneNames := fleetZones(s)
 		set := setTemplate.DeepCopy()
 		set.SetName(s.Name)
 		labels := map[string]any{"seedscaler.io/set": s.Name}
@@ -133,6 +130,22 @@ func fleetAutoscaler(template *unstructured.Unstructured, s simulator.FleetSet) 
 		"spec.maxReplicas":         int64(2 * s.Replicas),
 		"spec.metrics":             []any{utilizationMetric(simulator.FleetTargetUtilization)},
 	})
+}
+
+// fleetRegions are the regions of the fleet's sets, each once as the first set placed there
+// (the root seed's place), and per provider the regions as its CloudProfile lists them.
+func fleetRegions(sets []simulator.FleetSet) (soils []simulator.FleetSet, profileRegions map[string][]any) {
+	profileRegions = map[string][]any{}
+	seen := map[string]bool{}
+	for _, s := range sets {
+		if soil := fleetSoil(s.Provider, s.Region); !seen[soil] {
+			seen[soil] = true
+			soils = append(soils, s)
+			zones, _ := fleetZones(s)
+			profileRegions[s.Provider] = append(profileRegions[s.Provider], map[string]any{"name": s.Region, "zones": zones})
+		}
+	}
+	return soils, profileRegions
 }
 
 // fleetZones are set s's zones as a CloudProfile's region lists them and as names.

@@ -7,16 +7,10 @@ import (
 	"github.com/seedscaler/seedscaler/test/framework/proc"
 )
 
-// procStat is what the fleet benchmark samples of one process: its resident memory now and
-// at its peak, and the CPU time it used so far.
+// procStat is what the fleet benchmark samples of one process: its memory, and the CPU
+// time (user plus system) it used so far.
 type procStat struct {
-	PID int
-	// RSS and PeakRSS (VmHWM) in bytes.
-	RSS, PeakRSS int64
-	// Anon is the resident memory of the process's own (RssAnon): RSS without the pages
-	// of files it maps, such as its binary, which processes of one binary share.
-	Anon int64
-	// CPU is user plus system time.
+	proc.Memory
 	CPU time.Duration
 }
 
@@ -30,7 +24,7 @@ func readProcStat(root string, pid int) (procStat, error) {
 	if err != nil {
 		return procStat{}, fmt.Errorf("process %d: %w", pid, err)
 	}
-	return procStat{PID: pid, RSS: mem.RSS, PeakRSS: mem.PeakRSS, Anon: mem.Anon, CPU: p.CPU}, nil
+	return procStat{Memory: mem, CPU: p.CPU}, nil
 }
 
 // descendantsNamed finds the processes below pid whose program is named one of names: the

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,49 +13,30 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// A CRD as controller-gen writes it: a map of quantities, a quantity field, an
-// int-or-string that is no quantity and a quantity someone bounded tighter.
-const crd = `---
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: things.example.com
-spec:
-  versions:
-  - name: v1
-    schema:
-      openAPIV3Schema:
-        properties:
-          capacity:
-            additionalProperties:
-              anyOf:
-              - type: integer
-              - type: string
-              pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
-              x-kubernetes-int-or-string: true
-            type: object
-          port:
-            anyOf:
-            - type: integer
-            - type: string
-            x-kubernetes-int-or-string: true
-          short:
-            anyOf:
-            - type: integer
-            - type: string
-            maxLength: 8
-            pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
-            x-kubernetes-int-or-string: true
-          tolerance:
-            anyOf:
-            - type: integer
-            - type: string
-            pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
-            x-kubernetes-int-or-string: true
-        type: object
-`
+// The patterns as they appear in a CRD: controller-gen's for a resource.Quantity, and the
+// bounded one crdquantity writes.
+const (
+	controllerGenPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
+	boundedPattern       = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?[0-9]{1,3}))?$`
+)
 
-const bounded = `---
+// quantitySchema is the schema controller-gen writes for a resource.Quantity, with pattern
+// and, unless maxLength is 0, a maxLength, each line indented by indent spaces.
+func quantitySchema(indent, maxLength int, pattern string) string {
+	lines := []string{"anyOf:", "- type: integer", "- type: string"}
+	if maxLength > 0 {
+		lines = append(lines, fmt.Sprintf("maxLength: %d", maxLength))
+	}
+	lines = append(lines, "pattern: "+pattern, "x-kubernetes-int-or-string: true")
+	pad := strings.Repeat(" ", indent)
+	return pad + strings.Join(lines, "\n"+pad) + "\n"
+}
+
+// thingsCRD is a CRD as controller-gen writes it around three quantity schemas: a map of
+// quantities (capacity), a quantity someone bounded tighter (short) and a quantity field
+// (tolerance); and an int-or-string that is no quantity (port).
+func thingsCRD(capacity, short, tolerance string) string {
+	return `---
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -66,34 +49,24 @@ spec:
         properties:
           capacity:
             additionalProperties:
-              anyOf:
-              - type: integer
-              - type: string
-              maxLength: 64
-              pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?[0-9]{1,3}))?$
-              x-kubernetes-int-or-string: true
-            type: object
+` + capacity + `            type: object
           port:
             anyOf:
             - type: integer
             - type: string
             x-kubernetes-int-or-string: true
           short:
-            anyOf:
-            - type: integer
-            - type: string
-            maxLength: 8
-            pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?[0-9]{1,3}))?$
-            x-kubernetes-int-or-string: true
-          tolerance:
-            anyOf:
-            - type: integer
-            - type: string
-            maxLength: 64
-            pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?[0-9]{1,3}))?$
-            x-kubernetes-int-or-string: true
-        type: object
+` + short + `          tolerance:
+` + tolerance + `        type: object
 `
+}
+
+// crd is the CRD as controller-gen writes it, and bounded the same after crdquantity: every
+// quantity takes the bounded pattern, and a maxLength of 64 unless it had a tighter one.
+var (
+	crd     = thingsCRD(quantitySchema(14, 0, controllerGenPattern), quantitySchema(12, 8, controllerGenPattern), quantitySchema(12, 0, controllerGenPattern))
+	bounded = thingsCRD(quantitySchema(14, 64, boundedPattern), quantitySchema(12, 8, boundedPattern), quantitySchema(12, 64, boundedPattern))
+)
 
 func TestBoundSetsMaxLengthOnQuantitiesOnly(t *testing.T) {
 	out, n, err := bound([]byte(crd))

@@ -83,10 +83,12 @@ func (r *run) decide() {
 	now := r.epoch.Add(r.now)
 	current := int32(len(r.seeds))
 	var seeds []recommend.Seed
-	removable := int32(len(r.provisioning))
+	var removable int32
 	for _, s := range r.seeds {
 		if !s.ready {
-			// Not registered as a Seed yet: the selector does not pick it.
+			// Not registered as a Seed yet: the selector does not pick it, and the set
+			// controller removes it first.
+			removable++
 			continue
 		}
 		usage, has := sc.usage[s.id]
@@ -168,22 +170,26 @@ func (r *run) scale(now time.Time, current, desired int32) {
 	change := desired - current
 	switch {
 	case change > 0:
+		// Seeds that need no provisioning are ready at once.
+		readyNow := r.cfg.Provisioning == 0
 		for range change {
-			s := &seed{id: r.nextSeedID, readyAt: r.now + r.cfg.Provisioning}
+			s := &seed{id: r.nextSeedID, ready: readyNow}
 			r.nextSeedID++
 			r.seeds = append(r.seeds, s)
-			r.provisioning = append(r.provisioning, s)
-			r.events.Push(event{at: s.readyAt, kind: eventSeedReady, seed: s})
+			if !readyNow {
+				r.events.Push(event{at: r.now + r.cfg.Provisioning, kind: eventSeedReady, seed: s})
+			}
 		}
-		if r.cfg.Provisioning == 0 {
-			r.readyNow()
+		if readyNow {
+			r.bindPending()
 		}
 	case change < 0:
 		removed := int32(0)
-		for i := len(r.provisioning) - 1; i >= 0 && removed < -change; i-- {
-			r.provisioning[i].removed = true
-			r.provisioning = r.provisioning[:i]
-			removed++
+		for i := len(r.seeds) - 1; i >= 0 && removed < -change; i-- {
+			if s := r.seeds[i]; !s.ready {
+				s.removed = true
+				removed++
+			}
 		}
 		// Drained seeds go first, as the set controller removes them first.
 		for _, drained := range []bool{true, false} {

@@ -25,13 +25,12 @@ type run struct {
 	epoch  time.Time
 	rng    *rand.Rand
 
-	now          time.Duration
-	events       eventQueue
-	seeds        []*seed // by id; ready and provisioning
-	provisioning []*seed // in order of readyAt
-	nextSeedID   int
-	bound        []*shoot
-	pending      []*shoot
+	now        time.Duration
+	events     eventQueue
+	seeds      []*seed // by id; ready and provisioning
+	nextSeedID int
+	bound      []*shoot
+	pending    []*shoot
 
 	scrapes []scrape // not yet superseded for the decision
 	history []forecast.Sample
@@ -138,9 +137,9 @@ func (r *run) loop() {
 		if !ok {
 			return
 		}
-		if e.kind == eventSeedReady && (e.seed.ready || e.seed.removed) {
-			// Made ready at once, or removed while it provisioned: nothing happens, and
-			// the clock does not stop here.
+		if e.kind == eventSeedReady && e.seed.removed {
+			// Removed while it provisioned: nothing happens, and the clock does not stop
+			// here.
 			continue
 		}
 		r.advance(e.at)

@@ -1,14 +1,13 @@
 package autoscaling
 
 import (
-	"slices"
 	"time"
 )
 
-// seed is a seed of the set: provisioning until readyAt, then ready and taking shoots.
+// seed is a seed of the set: provisioning until its eventSeedReady, then ready and taking
+// shoots.
 type seed struct {
 	id      int
-	readyAt time.Duration
 	ready   bool
 	removed bool
 	shoots  int
@@ -118,18 +117,6 @@ func (r *run) delete() {
 
 // ready makes a seed that finished provisioning ready, and binds pending shoots on it.
 func (r *run) ready(s *seed) {
-	if i := slices.Index(r.provisioning, s); i >= 0 {
-		r.provisioning = slices.Delete(r.provisioning, i, i+1)
-	}
 	s.ready = true
-	r.bindPending()
-}
-
-// readyNow makes seeds that need no provisioning ready at once.
-func (r *run) readyNow() {
-	for _, s := range r.provisioning {
-		s.ready = true
-	}
-	r.provisioning = nil
 	r.bindPending()
 }

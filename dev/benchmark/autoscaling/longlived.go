@@ -458,6 +458,20 @@ type LongLivedArm struct {
 	Results       []Result
 }
 
+// config is cfg run as the arm: its placement, and cfg's consolidation model with the
+// arm's choice and budget, or none when the arm removes empty seeds only.
+func (a LongLivedArm) config(cfg Config) Config {
+	cfg.Spread = a.Spread
+	if !a.Consolidation || cfg.Consolidation == nil {
+		cfg.Consolidation = nil
+		return cfg
+	}
+	model := *cfg.Consolidation
+	model.MigrationCost, model.Budgets = a.MigrationCost, a.Budget.Budgets()
+	cfg.Consolidation = &model
+	return cfg
+}
+
 // Placement names the arm's placement: Gardener's default profile spreads, first-fit packs.
 func (a LongLivedArm) Placement() string {
 	if a.Spread {
@@ -551,15 +565,7 @@ func RunLongLived(cfg Config, only []string, workers int) ([]LongLivedArm, error
 		if len(only) > 0 && !slices.Contains(only, arm.name()) {
 			continue
 		}
-		c := cfg
-		c.Spread = arm.Spread
-		c.Consolidation = nil
-		if arm.Consolidation && cfg.Consolidation != nil {
-			model := *cfg.Consolidation
-			model.MigrationCost, model.Budgets = arm.MigrationCost, arm.Budget.Budgets()
-			c.Consolidation = &model
-		}
-		results, err := RunAll(c, LongLivedPolicies, Targets(), workers)
+		results, err := RunAll(arm.config(cfg), LongLivedPolicies, Targets(), workers)
 		if err != nil {
 			return nil, fmt.Errorf("arm %s: %w", arm.name(), err)
 		}

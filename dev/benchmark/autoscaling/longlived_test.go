@@ -111,12 +111,8 @@ func TestAnEveningBudgetTradesSeedHoursForMigrationsInItsWindow(t *testing.T) {
 	const days = 3
 	run := func(spread bool, policy Policy, budget ArmBudget) Result {
 		t.Helper()
-		cfg := longLivedConfig(days, true)
-		cfg.Spread = spread
-		model := *cfg.Consolidation
-		model.MigrationCost, model.Budgets = true, budget.Budgets()
-		cfg.Consolidation = &model
-		r, err := Run(cfg, policy, 95)
+		arm := LongLivedArm{Spread: spread, Consolidation: true, MigrationCost: true, Budget: budget}
+		r, err := Run(arm.config(longLivedConfig(days, true)), policy, 95)
 		require.NoError(t, err)
 		require.Positive(t, r.Migrations)
 		return r
