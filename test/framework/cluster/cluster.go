@@ -31,6 +31,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	procfs "github.com/seedscaler/seedscaler/test/framework/proc"
 )
 
 // The node's addresses: the node IP sits on the bridge that connects the pods; the
@@ -283,11 +285,13 @@ func (c *Cluster) Crash(ctx context.Context, name string) error {
 		return fmt.Errorf("crash %s: it does not run", name)
 	}
 	old := c.state.Processes[i]
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", old.PID))
+	argv, err := procfs.Cmdline(procfs.Root, old.PID)
 	if err != nil {
 		return err
 	}
-	argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	if len(argv) == 0 {
+		return fmt.Errorf("crash %s: pid %d has no command line to start it again with", name, old.PID)
+	}
 	_ = syscall.Kill(old.PID, syscall.SIGKILL)
 	for j := 0; j < 100 && old.alive(); j++ {
 		time.Sleep(50 * time.Millisecond)

@@ -1,6 +1,8 @@
-// Package proc reads what Linux's /proc tells of processes: their parent, command name, CPU
+// Package proc reads what Linux's /proc tells of processes: their parent, command line, CPU
 // time and memory. The benchmarks use it to say what each process of a landscape cost: the
 // test framework's CPU accounting (testenv.ReadCPU) and the fleet benchmark's sampling.
+// The test environments' Crash and the node's teardown find processes by their command
+// line with it.
 package proc
 
 import (
@@ -153,15 +155,24 @@ func Descendants(procs []Process, ancestor int) []Process {
 	return out
 }
 
+// Cmdline reads /proc/<pid>/cmdline under root: the program and its arguments, as the
+// process was started. Empty for a process without one (a kernel thread, a zombie).
+func Cmdline(root string, pid int) ([]string, error) {
+	raw, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "cmdline"))
+	if err != nil || len(raw) == 0 {
+		return nil, err
+	}
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00"), nil
+}
+
 // CommandName names a process by its command line: the program's base name, and its first
 // argument when that is a subcommand ("seedscaler adapter", "etcd"). Empty when the
 // process is gone.
 func CommandName(root string, pid int) string {
-	raw, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "cmdline"))
-	if err != nil || len(raw) == 0 {
+	args, err := Cmdline(root, pid)
+	if err != nil || len(args) == 0 {
 		return ""
 	}
-	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
 	name := filepath.Base(args[0])
 	if len(args) > 1 && args[1] != "" && !strings.HasPrefix(args[1], "-") {
 		name += " " + args[1]

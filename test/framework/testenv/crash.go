@@ -84,11 +84,10 @@ func listener(name, addr string) (int, []string, error) {
 		if p.Comm != name {
 			continue
 		}
-		raw, err := os.ReadFile(fmt.Sprintf("%s/%d/cmdline", proc.Root, p.PID))
-		if err != nil {
+		argv, err := proc.Cmdline(proc.Root, p.PID)
+		if err != nil || len(argv) == 0 {
 			continue
 		}
-		argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
 		if slices.ContainsFunc(argv, func(arg string) bool { return strings.HasSuffix(arg, ":"+port) || strings.HasSuffix(arg, "="+port) }) {
 			return p.PID, argv, nil
 		}
