@@ -300,17 +300,9 @@ func (c *Cluster) Crash(ctx context.Context, name string) error {
 		return fmt.Errorf("crash %s: pid %d survived SIGKILL", name, old.PID)
 	}
 	c.state.Processes = slices.Delete(c.state.Processes, i, i+1)
-	// The kernel may keep the dead process's listening address a moment longer.
 	addr := map[string]string{"etcd": fmt.Sprintf("127.0.0.1:%d", etcdClientPort), "kube-apiserver": APIServerAddress}[name]
-	if err := c.poll(ctx, addr+" free again", 60*time.Second, func(context.Context) (bool, string) {
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return false, err.Error()
-		}
-		_ = l.Close()
-		return true, ""
-	}); err != nil {
-		return err
+	if err := procfs.WaitAddressFree(ctx, addr, time.Minute); err != nil {
+		return fmt.Errorf("crash %s: %w", name, err)
 	}
 	if err := c.start(name, argv[0], argv[1:]...); err != nil {
 		return err

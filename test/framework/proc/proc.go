@@ -2,14 +2,16 @@
 // time and memory. The benchmarks use it to say what each process of a landscape cost: the
 // test framework's CPU accounting (testenv.ReadCPU) and the fleet benchmark's sampling.
 // The test environments' Crash and the node's teardown find processes by their command
-// line with it.
+// line with it, and Crash waits with it for a killed process's address to be free again.
 package proc
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -178,4 +180,25 @@ func CommandName(root string, pid int) string {
 		name += " " + args[1]
 	}
 	return name
+}
+
+// WaitAddressFree waits, up to timeout, until addr (host:port) can be listened on again:
+// the kernel may hold the listening address of a process just killed a moment longer, and
+// a process started again on it would fail to bind.
+func WaitAddressFree(ctx context.Context, addr string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		l, err := net.Listen("tcp", addr)
+		if err == nil {
+			return l.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s never became free again within %s: %w (last: %v)", addr, timeout, ctx.Err(), err)
+		case <-tick.C:
+		}
+	}
 }

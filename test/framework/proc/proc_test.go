@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,4 +92,19 @@ func TestThisMachine(t *testing.T) {
 	assert.GreaterOrEqual(t, m.PeakRSS, m.RSS)
 	assert.Positive(t, m.Anon)
 	assert.LessOrEqual(t, m.Anon, m.RSS, "anonymous memory is part of the resident")
+}
+
+// An address still listened on is not free: the wait fails naming it, and returns once the
+// listener is gone.
+func TestWaitAddressFree(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	err = WaitAddressFree(context.Background(), addr, 200*time.Millisecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), addr+" never became free again within 200ms")
+
+	closed := time.AfterFunc(300*time.Millisecond, func() { _ = l.Close() })
+	defer closed.Stop()
+	assert.NoError(t, WaitAddressFree(context.Background(), addr, 10*time.Second))
 }

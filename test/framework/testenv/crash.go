@@ -35,15 +35,8 @@ func (e *Environment) Crash(ctx context.Context, name string) error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("crash %s: %w", name, err)
 	}
-	// The kernel may keep the dead process's listening address a moment longer.
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return false, nil
-		}
-		return true, l.Close()
-	}); err != nil {
-		return fmt.Errorf("crash %s: %s never became free again: %w", name, addr, err)
+	if err := proc.WaitAddressFree(ctx, addr, time.Minute); err != nil {
+		return fmt.Errorf("crash %s: %w", name, err)
 	}
 	// Its output goes where envtest sends its own: nowhere.
 	cmd := exec.Command(argv[0], argv[1:]...)
