@@ -420,14 +420,7 @@ func (c *Cluster) startNetworkPolicies(ctx context.Context) error {
 		fmt.Sprintf("--health-port=%d", kubeRouterHealthPort), "--metrics-port=0"); err != nil {
 		return err
 	}
-	return c.poll(ctx, "kube-router's health check", time.Minute, func(context.Context) (bool, string) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", kubeRouterHealthPort))
-		if err != nil {
-			return false, err.Error()
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status
-	})
+	return c.poll(ctx, "kube-router's health check", time.Minute, answersOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", kubeRouterHealthPort)))
 }
 
 func (c *Cluster) waitNode(ctx context.Context) error {
@@ -460,14 +453,20 @@ func (c *Cluster) waitNode(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return c.poll(ctx, "CoreDNS to be ready", time.Minute, func(ctx context.Context) (bool, string) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/ready", corednsReadyPort))
+	return c.poll(ctx, "CoreDNS to be ready", time.Minute, answersOK(fmt.Sprintf("http://127.0.0.1:%d/ready", corednsReadyPort)))
+}
+
+// answersOK is a check for poll: done once url answers 200 OK, as a component's health or
+// readiness endpoint does.
+func answersOK(url string) func(context.Context) (bool, string) {
+	return func(context.Context) (bool, string) {
+		resp, err := http.Get(url)
 		if err != nil {
 			return false, err.Error()
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, resp.Status
-	})
+	}
 }
 
 // poll calls check every 500ms until it says done or timeout passes; the error names what
