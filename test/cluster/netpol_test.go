@@ -73,12 +73,7 @@ func admittedAndRefused(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 		Namespace: intruder, ScrapeNamespace: namespace, ScrapeInterval: 2 * time.Second,
 	})
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = cs.CoreV1().Namespaces().Delete(ctx, intruder, metav1.DeleteOptions{})
-		_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, "prometheus-"+intruder, metav1.DeleteOptions{})
-		_ = cs.RbacV1().ClusterRoles().Delete(ctx, "prometheus-"+intruder, metav1.DeleteOptions{})
-	})
+	t.Cleanup(func() { _ = node.UninstallPrometheus(context.Background(), intruder) })
 	other := promQuerier(t, fromHost)
 	waitFor(t, "the other Prometheus refused by every part", 2*time.Minute, func() (bool, string) {
 		targets, err := other.Targets(ctx)
