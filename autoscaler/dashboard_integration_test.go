@@ -54,6 +54,19 @@ func autoscalerQueries(t *testing.T, consolidation bool) map[string]string {
 	return exprs
 }
 
+// startInstrumented starts the fixture's autoscaler with its instruments registered in a
+// registry of its own, which it returns for scrapeAutoscaler.
+func startInstrumented(t *testing.T, f *fixture) *prometheus.Registry {
+	t.Helper()
+	registry := prometheus.NewRegistry()
+	f.startWith(func(_ manager.Manager, r *autoscaler.Reconciler) {
+		instruments, err := autoscaler.NewInstruments(registry)
+		require.NoError(t, err)
+		r.Instruments = instruments
+	})
+	return registry
+}
+
 // scrapeAutoscaler lets a real Prometheus scrape registry every 500 ms, for the test.
 func scrapeAutoscaler(t *testing.T, f *fixture, registry *prometheus.Registry) *promrunner.Prometheus {
 	t.Helper()
@@ -116,12 +129,7 @@ func TestDashboardQueriesTheAutoscalersRealSeries(t *testing.T) {
 	ahead.Mode = autoscalingv1alpha1.ForecastOnly
 	f.createAheadAutoscaler(10, ahead)
 	f.deleteAutoscalerAtEnd()
-	registry := prometheus.NewRegistry()
-	f.startWith(func(_ manager.Manager, r *autoscaler.Reconciler) {
-		instruments, err := autoscaler.NewInstruments(registry)
-		require.NoError(t, err)
-		r.Instruments = instruments
-	})
+	registry := startInstrumented(t, f)
 	f.waitForAhead("ForecastOnly")
 	f.clock.Step(time.Minute) // the first prediction comes due
 	f.waitForStatus("a judged prediction", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
@@ -171,12 +179,7 @@ func TestDashboardQueriesTheConsolidationSeries(t *testing.T) {
 	})
 	f.deleteAutoscalerAtEnd()
 	f.metrics.setPending(f.name, 0)
-	registry := prometheus.NewRegistry()
-	f.startWith(func(_ manager.Manager, r *autoscaler.Reconciler) {
-		instruments, err := autoscaler.NewInstruments(registry)
-		require.NoError(t, err)
-		r.Instruments = instruments
-	})
+	registry := startInstrumented(t, f)
 	f.waitForStatus("the set above its needs", func(st autoscalingv1alpha1.SeedAutoscalerStatus) bool {
 		return st.Consolidation != nil && st.Consolidation.AboveNeedsSince != nil
 	})

@@ -305,6 +305,14 @@ func promQuerier(t *testing.T, address string) promv1.API {
 	return promv1.NewAPI(cl)
 }
 
+// tenantsNamespace creates the namespace of the tenants' shoots, unless a story before made
+// it.
+func tenantsNamespace(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenants}}, metav1.CreateOptions{})
+	require.NoError(t, client.IgnoreAlreadyExists(err))
+}
+
 // unbound counts the shoots of namespace ns that have no seed.
 func unbound(ctx context.Context, t *testing.T, c client.Client, ns string) int {
 	var shoots gardencorev1beta1.ShootList

@@ -13,8 +13,6 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -64,10 +62,7 @@ func admittedAndRefused(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 	})
 	// The webhook: a binding by hand to a seed that does not exist gets the webhook's
 	// answer, not the kube-apiserver's failure to call it.
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenants}}, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
+	tenantsNamespace(ctx, t, cs)
 	err = c.Create(ctx, builders.MakeShoot(tenants, "by-hand").SeedName("no-such-seed").Obj())
 	require.Error(t, err, "the webhook let a binding to a seed that does not exist through")
 	assert.Contains(t, err.Error(), "SeedNotFound", "the webhook's verdict")
@@ -78,12 +73,7 @@ func admittedAndRefused(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 		Namespace: intruder, ScrapeNamespace: namespace, ScrapeInterval: 2 * time.Second,
 	})
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = cs.CoreV1().Namespaces().Delete(ctx, intruder, metav1.DeleteOptions{})
-		_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, "prometheus-"+intruder, metav1.DeleteOptions{})
-		_ = cs.RbacV1().ClusterRoles().Delete(ctx, "prometheus-"+intruder, metav1.DeleteOptions{})
-	})
+	t.Cleanup(func() { _ = node.UninstallPrometheus(context.Background(), intruder) })
 	other := promQuerier(t, fromHost)
 	waitFor(t, "the other Prometheus refused by every part", 2*time.Minute, func() (bool, string) {
 		targets, err := other.Targets(ctx)

@@ -165,10 +165,7 @@ func rulesHealthy(ctx context.Context, prom promv1.API) (bool, string) {
 // aggregated metrics APIs go away), one after the other, and reports for each how long the
 // SeedAutoscaler made no decision.
 func restartsUnderARamp(ctx context.Context, t *testing.T, cs kubernetes.Interface, c client.Client) {
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenants}}, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
+	tenantsNamespace(ctx, t, cs)
 	// The demo's SeedAutoscaler scales ahead on the trend: a step of demand lifts the
 	// forecast above what the shoots need, and the set rightly shrinks again once the trend
 	// flattens. "The set never shrinks while demand grows" holds for the reactive

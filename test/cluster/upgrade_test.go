@@ -15,7 +15,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,8 +109,7 @@ func TestUpgradeFromThePreviousRelease(t *testing.T) {
 	}
 
 	// Demand: 80 shoots need ceil(80 / (50 × 70%)) = 3 seeds.
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenants}}, metav1.CreateOptions{})
-	require.NoError(t, client.IgnoreAlreadyExists(err))
+	tenantsNamespace(ctx, t, cs)
 	for i := range 80 {
 		require.NoError(t, c.Create(ctx, builders.MakeShoot(tenants, fmt.Sprintf("tenant-%02d", i)).Obj()))
 	}

@@ -5,6 +5,7 @@ package layout
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,27 +35,18 @@ func room(pkg string) string {
 	return first
 }
 
-func isPart(r string) bool {
-	for _, p := range parts {
-		if r == p {
-			return true
-		}
-	}
-	return false
-}
-
 // forbidden says why pkg, in room from, must not import a package in room to ("" when it
 // may).
 func forbidden(from, to string) string {
-	product := isPart(from) || from == "internal" || from == "api" || from == "cmd"
+	product := slices.Contains(parts, from) || from == "internal" || from == "api" || from == "cmd"
 	switch {
 	case to == "" || to == from:
 		return ""
 	case product && (to == "test" || to == "test/framework" || to == "dev" || to == "cmd/seedscaler-dev"):
 		return "what ships imports no test framework nor development code"
-	case isPart(from) && isPart(to):
+	case slices.Contains(parts, from) && slices.Contains(parts, to):
 		return "parts never import each other: they agree on api/ and the metric names"
-	case from == "internal" && isPart(to):
+	case from == "internal" && slices.Contains(parts, to):
 		return "internal/ holds what parts share, so it imports no part"
 	case from == "api" && to != "api":
 		return "the API types import nothing of the project"

@@ -31,6 +31,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	procfs "github.com/seedscaler/seedscaler/test/framework/proc"
 )
 
 // The node's addresses: the node IP sits on the bridge that connects the pods; the
@@ -283,11 +285,13 @@ func (c *Cluster) Crash(ctx context.Context, name string) error {
 		return fmt.Errorf("crash %s: it does not run", name)
 	}
 	old := c.state.Processes[i]
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", old.PID))
+	argv, err := procfs.Cmdline(procfs.Root, old.PID)
 	if err != nil {
 		return err
 	}
-	argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	if len(argv) == 0 {
+		return fmt.Errorf("crash %s: pid %d has no command line to start it again with", name, old.PID)
+	}
 	_ = syscall.Kill(old.PID, syscall.SIGKILL)
 	for j := 0; j < 100 && old.alive(); j++ {
 		time.Sleep(50 * time.Millisecond)
@@ -296,17 +300,9 @@ func (c *Cluster) Crash(ctx context.Context, name string) error {
 		return fmt.Errorf("crash %s: pid %d survived SIGKILL", name, old.PID)
 	}
 	c.state.Processes = slices.Delete(c.state.Processes, i, i+1)
-	// The kernel may keep the dead process's listening address a moment longer.
 	addr := map[string]string{"etcd": fmt.Sprintf("127.0.0.1:%d", etcdClientPort), "kube-apiserver": APIServerAddress}[name]
-	if err := c.poll(ctx, addr+" free again", 60*time.Second, func(context.Context) (bool, string) {
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return false, err.Error()
-		}
-		_ = l.Close()
-		return true, ""
-	}); err != nil {
-		return err
+	if err := procfs.WaitAddressFree(ctx, addr, time.Minute); err != nil {
+		return fmt.Errorf("crash %s: %w", name, err)
 	}
 	if err := c.start(name, argv[0], argv[1:]...); err != nil {
 		return err
@@ -424,14 +420,7 @@ func (c *Cluster) startNetworkPolicies(ctx context.Context) error {
 		fmt.Sprintf("--health-port=%d", kubeRouterHealthPort), "--metrics-port=0"); err != nil {
 		return err
 	}
-	return c.poll(ctx, "kube-router's health check", time.Minute, func(context.Context) (bool, string) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", kubeRouterHealthPort))
-		if err != nil {
-			return false, err.Error()
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status
-	})
+	return c.poll(ctx, "kube-router's health check", time.Minute, answersOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", kubeRouterHealthPort)))
 }
 
 func (c *Cluster) waitNode(ctx context.Context) error {
@@ -464,14 +453,20 @@ func (c *Cluster) waitNode(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return c.poll(ctx, "CoreDNS to be ready", time.Minute, func(ctx context.Context) (bool, string) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/ready", corednsReadyPort))
+	return c.poll(ctx, "CoreDNS to be ready", time.Minute, answersOK(fmt.Sprintf("http://127.0.0.1:%d/ready", corednsReadyPort)))
+}
+
+// answersOK is a check for poll: done once url answers 200 OK, as a component's health or
+// readiness endpoint does.
+func answersOK(url string) func(context.Context) (bool, string) {
+	return func(context.Context) (bool, string) {
+		resp, err := http.Get(url)
 		if err != nil {
 			return false, err.Error()
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, resp.Status
-	})
+	}
 }
 
 // poll calls check every 500ms until it says done or timeout passes; the error names what

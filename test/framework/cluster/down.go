@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	procfs "github.com/seedscaler/seedscaler/test/framework/proc"
 )
 
 // Down stops the cluster in dir and undoes what Up changed on the machine: pods are
@@ -160,19 +163,14 @@ func removeContainers(socket string, report func(string, error)) {
 // killShims kills the containerd shims of this cluster's containerd: they outlive it by
 // design, and are known by the socket address on their command line.
 func killShims(socket string) {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	procs, _ := procfs.List(procfs.Root)
+	for _, p := range procs {
+		args, err := procfs.Cmdline(procfs.Root, p.PID)
+		if err != nil || len(args) == 0 {
 			continue
 		}
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "containerd-shim") && strings.Contains(string(cmdline), socket) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		if strings.HasPrefix(filepath.Base(args[0]), "containerd-shim") && slices.ContainsFunc(args, func(arg string) bool { return strings.Contains(arg, socket) }) {
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
 }

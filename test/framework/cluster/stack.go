@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -186,6 +187,20 @@ scrape_configs:
 		return "", "", err
 	}
 	return fmt.Sprintf("http://%s.%s.svc:9090", PrometheusService, ns), fmt.Sprintf("http://%s:9090", svc.Spec.ClusterIP), nil
+}
+
+// UninstallPrometheus removes what InstallPrometheus made in namespace ns: the namespace
+// and Prometheus' cluster-wide discovery role. What is gone already is no error.
+func (c *Cluster) UninstallPrometheus(ctx context.Context, ns string) error {
+	cs, err := c.Clientset()
+	if err != nil {
+		return err
+	}
+	return errors.Join(
+		client.IgnoreNotFound(cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})),
+		client.IgnoreNotFound(cs.RbacV1().ClusterRoleBindings().Delete(ctx, "prometheus-"+ns, metav1.DeleteOptions{})),
+		client.IgnoreNotFound(cs.RbacV1().ClusterRoles().Delete(ctx, "prometheus-"+ns, metav1.DeleteOptions{})),
+	)
 }
 
 func prometheusDeployment(labels map[string]string) *appsv1.Deployment {

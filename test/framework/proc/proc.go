@@ -1,13 +1,17 @@
-// Package proc reads what Linux's /proc tells of processes: their parent, command name, CPU
+// Package proc reads what Linux's /proc tells of processes: their parent, command line, CPU
 // time and memory. The benchmarks use it to say what each process of a landscape cost: the
 // test framework's CPU accounting (testenv.ReadCPU) and the fleet benchmark's sampling.
+// The test environments' Crash and the node's teardown find processes by their command
+// line with it, and Crash waits with it for a killed process's address to be free again.
 package proc
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -153,18 +157,48 @@ func Descendants(procs []Process, ancestor int) []Process {
 	return out
 }
 
+// Cmdline reads /proc/<pid>/cmdline under root: the program and its arguments, as the
+// process was started. Empty for a process without one (a kernel thread, a zombie).
+func Cmdline(root string, pid int) ([]string, error) {
+	raw, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "cmdline"))
+	if err != nil || len(raw) == 0 {
+		return nil, err
+	}
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00"), nil
+}
+
 // CommandName names a process by its command line: the program's base name, and its first
 // argument when that is a subcommand ("seedscaler adapter", "etcd"). Empty when the
 // process is gone.
 func CommandName(root string, pid int) string {
-	raw, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "cmdline"))
-	if err != nil || len(raw) == 0 {
+	args, err := Cmdline(root, pid)
+	if err != nil || len(args) == 0 {
 		return ""
 	}
-	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
 	name := filepath.Base(args[0])
 	if len(args) > 1 && args[1] != "" && !strings.HasPrefix(args[1], "-") {
 		name += " " + args[1]
 	}
 	return name
+}
+
+// WaitAddressFree waits, up to timeout, until addr (host:port) can be listened on again:
+// the kernel may hold the listening address of a process just killed a moment longer, and
+// a process started again on it would fail to bind.
+func WaitAddressFree(ctx context.Context, addr string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		l, err := net.Listen("tcp", addr)
+		if err == nil {
+			return l.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s never became free again within %s: %w (last: %v)", addr, timeout, ctx.Err(), err)
+		case <-tick.C:
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +36,24 @@ func TestReadMemory(t *testing.T) {
 	assert.Error(t, err, "a process that is gone")
 }
 
+func TestCmdline(t *testing.T) {
+	root := t.TempDir()
+	for pid, cmdline := range map[string]string{"42": "/usr/bin/etcd\x00--data-dir=/var/lib/etcd\x00a b\x00", "43": ""} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, pid), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, pid, "cmdline"), []byte(cmdline), 0o644))
+	}
+	args, err := Cmdline(root, 42)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/usr/bin/etcd", "--data-dir=/var/lib/etcd", "a b"}, args, "split at NUL, an argument's spaces kept")
+	args, err = Cmdline(root, 43)
+	require.NoError(t, err)
+	assert.Empty(t, args, "a kernel thread or zombie has no command line")
+	assert.Equal(t, "", CommandName(root, 43))
+	_, err = Cmdline(root, 44)
+	assert.Error(t, err, "a process that is gone")
+	assert.Equal(t, "", CommandName(root, 44))
+}
+
 func TestDescendants(t *testing.T) {
 	procs := []Process{{PID: 1}, {PID: 10, PPID: 1}, {PID: 11, PPID: 10}, {PID: 12, PPID: 11}, {PID: 20, PPID: 1}, {PID: 21, PPID: 20}}
 	var below []int
@@ -62,6 +82,9 @@ func TestThisMachine(t *testing.T) {
 		require.Len(c, found, 1)
 		assert.Equal(c, "sleep", found[0].Comm)
 		assert.Equal(c, "sleep 30", CommandName(Root, cmd.Process.Pid))
+		args, err := Cmdline(Root, cmd.Process.Pid)
+		require.NoError(c, err)
+		assert.Equal(c, []string{"sleep", "30", "1"}, args)
 	}, 10*time.Second, 10*time.Millisecond)
 	m, err := ReadMemory(Root, cmd.Process.Pid)
 	require.NoError(t, err)
@@ -69,4 +92,19 @@ func TestThisMachine(t *testing.T) {
 	assert.GreaterOrEqual(t, m.PeakRSS, m.RSS)
 	assert.Positive(t, m.Anon)
 	assert.LessOrEqual(t, m.Anon, m.RSS, "anonymous memory is part of the resident")
+}
+
+// An address still listened on is not free: the wait fails naming it, and returns once the
+// listener is gone.
+func TestWaitAddressFree(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	err = WaitAddressFree(context.Background(), addr, 200*time.Millisecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), addr+" never became free again within 200ms")
+
+	closed := time.AfterFunc(300*time.Millisecond, func() { _ = l.Close() })
+	defer closed.Stop()
+	assert.NoError(t, WaitAddressFree(context.Background(), addr, 10*time.Second))
 }

@@ -35,15 +35,8 @@ func (e *Environment) Crash(ctx context.Context, name string) error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("crash %s: %w", name, err)
 	}
-	// The kernel may keep the dead process's listening address a moment longer.
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return false, nil
-		}
-		return true, l.Close()
-	}); err != nil {
-		return fmt.Errorf("crash %s: %s never became free again: %w", name, addr, err)
+	if err := proc.WaitAddressFree(ctx, addr, time.Minute); err != nil {
+		return fmt.Errorf("crash %s: %w", name, err)
 	}
 	// Its output goes where envtest sends its own: nowhere.
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -84,11 +77,10 @@ func listener(name, addr string) (int, []string, error) {
 		if p.Comm != name {
 			continue
 		}
-		raw, err := os.ReadFile(fmt.Sprintf("%s/%d/cmdline", proc.Root, p.PID))
-		if err != nil {
+		argv, err := proc.Cmdline(proc.Root, p.PID)
+		if err != nil || len(argv) == 0 {
 			continue
 		}
-		argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
 		if slices.ContainsFunc(argv, func(arg string) bool { return strings.HasSuffix(arg, ":"+port) || strings.HasSuffix(arg, "="+port) }) {
 			return p.PID, argv, nil
 		}

@@ -36,8 +36,9 @@ const (
 )
 
 // BuildSeedscaler builds a binary into dir and returns its path: cmd/seedscaler for
-// Shipped; for Development, cmd/seedscaler-dev and, beside it, cmd/seedscaler. The go
-// command's build cache makes every build after the first quick.
+// Shipped; for Development, cmd/seedscaler-dev and, beside it, cmd/seedscaler, in one go
+// command that compiles them together. The go command's build cache makes every build
+// after the first quick.
 func BuildSeedscaler(dir string, build Build) (string, error) {
 	root, err := RepositoryRoot()
 	if err != nil {
@@ -47,14 +48,16 @@ func BuildSeedscaler(dir string, build Build) (string, error) {
 	if build == Development {
 		commands = append(commands, "seedscaler-dev")
 	}
-	var bin string
+	// -o names a directory (the trailing separator says so): each command's binary goes
+	// there under the command's name.
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
 	for _, command := range commands {
-		bin = filepath.Join(dir, command)
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/"+command)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("building %s: %w\n%s", command, err, out)
-		}
+		args = append(args, "./cmd/"+command)
 	}
-	return bin, nil
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %w\n%s", strings.Join(commands, " and "), err, out)
+	}
+	return filepath.Join(dir, commands[len(commands)-1]), nil
 }
