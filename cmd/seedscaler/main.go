@@ -5,11 +5,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	// The image holds this binary and no CA bundle: Mozilla's roots, which Go uses only
@@ -21,30 +18,12 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	root, logging := rootCommand()
-	if err := root.ExecuteContext(ctx); err != nil {
-		logging.Fail(os.Stderr, err)
-		os.Exit(1)
-	}
+	app.Execute(rootCommand())
 }
 
-// rootCommand is seedscaler with every subcommand, and the log configuration they share:
-// the flags --logging-format, -v and --vmodule, applied before a subcommand runs.
+// rootCommand is seedscaler with every subcommand, and the log flags they share.
 func rootCommand() (*cobra.Command, *app.Logging) {
-	logging := app.NewLogging()
-	root := &cobra.Command{
-		Use:           "seedscaler",
-		Short:         "Automated seed management for Gardener-style landscapes",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return logging.Apply(cmd.ErrOrStderr())
-		},
-	}
-	logging.AddFlags(root.PersistentFlags())
-	root.AddCommand(
+	return app.RootCommand("seedscaler", "Automated seed management for Gardener-style landscapes",
 		schedulerCommand(),
 		versionCommand(),
 		autoscalerCommand(),
@@ -54,7 +33,6 @@ func rootCommand() (*cobra.Command, *app.Logging) {
 		adapterCommand(),
 		prepareUninstallCommand(),
 	)
-	return root, logging
 }
 
 // metricsPathGC gives a part on the metrics path the garbage collector target of
