@@ -31,7 +31,6 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/test/framework/aggregation"
 	"github.com/seedscaler/seedscaler/test/framework/cluster"
 	"github.com/seedscaler/seedscaler/test/framework/garden"
@@ -39,6 +38,7 @@ import (
 	"github.com/seedscaler/seedscaler/test/framework/pki"
 	"github.com/seedscaler/seedscaler/test/framework/process"
 	"github.com/seedscaler/seedscaler/test/framework/promrunner"
+	"github.com/seedscaler/seedscaler/test/framework/seeduse"
 	"github.com/seedscaler/seedscaler/test/framework/testenv"
 )
 
@@ -565,7 +565,7 @@ func sample(ctx context.Context, reader client.Reader, elapsed time.Duration) (S
 	if set.Spec.Replicas != nil {
 		spec = *set.Spec.Replicas
 	}
-	s := takeSample(elapsed, shoots.Items, seeds.Items, usage.PerSeed(shoots.Items), &set, &sa)
+	s := takeSample(elapsed, shoots.Items, seeds.Items, seeduse.PerSeed(shoots.Items), &set, &sa)
 	s.ScaledOutAhead = countScaledOutAhead(evs.Items, &sa)
 	return s, spec, shoots.Items, nil
 }

@@ -20,8 +20,8 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
-	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/test/framework/builders"
+	"github.com/seedscaler/seedscaler/test/framework/seeduse"
 )
 
 func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
@@ -49,7 +49,7 @@ func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 		Status: autoscalingv1alpha1.SeedAutoscalerStatus{DesiredReplicas: 3},
 	}
 
-	s := takeSample(5*time.Second, shoots, seeds, usage.PerSeed(shoots), set, sa)
+	s := takeSample(5*time.Second, shoots, seeds, seeduse.PerSeed(shoots), set, sa)
 	assert.Equal(t, 4, s.Demand, "the set's own replica shoot is not demand")
 	assert.Equal(t, 3, s.Bound)
 	assert.Equal(t, 1, s.Pending)
@@ -65,7 +65,7 @@ func TestTakeSampleCountsTenantsAndReadySeeds(t *testing.T) {
 	assert.Empty(t, s.Ahead, "no scale-ahead status: no forecast")
 
 	sa.Status.ScaleAhead = &autoscalingv1alpha1.ScaleAheadStatus{Reason: "HeldScaleIn", ForecastReplicas: ptr.To[int32](4)}
-	s = takeSample(5*time.Second, shoots, seeds, usage.PerSeed(shoots), set, sa)
+	s = takeSample(5*time.Second, shoots, seeds, seeduse.PerSeed(shoots), set, sa)
 	assert.Equal(t, "HeldScaleIn", s.Ahead)
 	assert.Equal(t, int32(4), s.ForecastReplicas)
 }

@@ -5,7 +5,6 @@
 package usage
 
 import (
-	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -201,28 +200,4 @@ func KeyedHandler[T any](key func(T) string, set func(T), remove func(key string
 // Key is the index key of a shoot, the same as an informer's namespace/name key.
 func Key(shoot *gardencorev1beta1.Shoot) string {
 	return shoot.Namespace + "/" + shoot.Name
-}
-
-// PerSeed counts the shoots of a list on each seed, by SeedNames: a migrating shoot counts
-// on both of its seeds. For samples of a landscape read from a cache or a list.
-func PerSeed(shoots []gardencorev1beta1.Shoot) map[string]int {
-	counts := map[string]int{}
-	for i := range shoots {
-		for _, seed := range SeedNames(&shoots[i]) {
-			counts[seed]++
-		}
-	}
-	return counts
-}
-
-// Overfilled names the seeds that host more shoots (perSeed, from PerSeed) than their
-// allocatable; a seed without allocatable shoots takes any number.
-func Overfilled(seeds []gardencorev1beta1.Seed, perSeed map[string]int) []string {
-	var over []string
-	for _, s := range seeds {
-		if q, ok := s.Status.Allocatable[gardencorev1beta1.ResourceShoots]; ok && int64(perSeed[s.Name]) > q.Value() {
-			over = append(over, fmt.Sprintf("seed %s hosts %d shoots, above its allocatable %d", s.Name, perSeed[s.Name], q.Value()))
-		}
-	}
-	return over
 }

@@ -29,10 +29,10 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/dev/local"
-	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/cluster"
 	"github.com/seedscaler/seedscaler/test/framework/process"
+	"github.com/seedscaler/seedscaler/test/framework/seeduse"
 )
 
 // kps is the release label the operator's Prometheus selects ServiceMonitors and rules by,
@@ -336,12 +336,12 @@ func (w *watch) sample(ctx context.Context, c client.Client) {
 	} else {
 		w.replicas = r
 	}
-	count := usage.PerSeed(shoots.Items)
+	count := seeduse.PerSeed(shoots.Items)
 	existing := map[string]bool{}
 	for _, s := range seeds.Items {
 		existing[s.Name] = true
 	}
-	w.broken = append(w.broken, usage.Overfilled(seeds.Items, count)...)
+	w.broken = append(w.broken, seeduse.Overfilled(seeds.Items, count)...)
 	for seed := range w.hosted {
 		if !existing[seed] && count[seed] > 0 {
 			w.broken = append(w.broken, fmt.Sprintf("seed %s was deleted while %d shoots used it", seed, count[seed]))

@@ -27,10 +27,10 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/dev/local"
-	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/test/framework/builders"
 	"github.com/seedscaler/seedscaler/test/framework/cluster"
 	"github.com/seedscaler/seedscaler/test/framework/process"
+	"github.com/seedscaler/seedscaler/test/framework/seeduse"
 )
 
 // previousRelease is the commit the upgrade starts from: the last before SeedAutoscaler moved
@@ -99,7 +99,7 @@ func TestUpgradeFromThePreviousRelease(t *testing.T) {
 		var seeds gardencorev1beta1.SeedList
 		var shoots gardencorev1beta1.ShootList
 		if c.List(ctx, &seeds) == nil && c.List(ctx, &shoots) == nil {
-			broken = append(broken, usage.Overfilled(seeds.Items, usage.PerSeed(shoots.Items))...)
+			broken = append(broken, seeduse.Overfilled(seeds.Items, seeduse.PerSeed(shoots.Items))...)
 		}
 	}
 	set := func() *seedmanagementv1alpha1.ManagedSeedSet {

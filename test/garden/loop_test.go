@@ -19,7 +19,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/dev/local"
-	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/test/framework/seeduse"
 )
 
 // The whole loop in a real garden, as `make demo-gardener` runs it: the demo's day of tenant
@@ -79,5 +79,5 @@ func overfilledSeeds(t *testing.T, ctx context.Context, c client.Client) []strin
 	require.NoError(t, c.List(ctx, seeds))
 	shoots := &gardencorev1beta1.ShootList{}
 	require.NoError(t, c.List(ctx, shoots))
-	return usage.Overfilled(seeds.Items, usage.PerSeed(shoots.Items))
+	return seeduse.Overfilled(seeds.Items, seeduse.PerSeed(shoots.Items))
 }
