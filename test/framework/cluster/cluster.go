@@ -170,10 +170,8 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 	} else {
 		return false, errors.New("no cgroup file system under /sys/fs/cgroup (neither cgroup v2's cgroup.controllers nor v1's memory controller): the kubelet cannot run pods")
 	}
-	for _, dir := range cgroupRoots() {
-		if _, err := os.Stat(filepath.Join(dir, "kubepods")); err == nil {
-			return false, fmt.Errorf("%s exists: another kubelet runs on this machine, or one was not cleaned up", filepath.Join(dir, "kubepods"))
-		}
+	if err := c.reclaimCgroups(); err != nil {
+		return false, err
 	}
 	var missing []string
 	for bin, pkg := range hostBinaries {
@@ -220,6 +218,41 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 		c.state.Tools[tool] = path
 	}
 	return cgroupV1, nil
+}
+
+// reclaimCgroups removes the kubepods cgroups a crashed run left behind (a run killed
+// before Down cannot remove them, and they outlive it): they are the next kubelet's, and it
+// would find a stranger's pods' accounting there. Cgroups that still hold a process, or a
+// kubelet that still runs, belong to a live cluster: then the run refuses.
+func (c *Cluster) reclaimCgroups() error {
+	roots := cgroupRoots()
+	if !kubepodsExists(roots) {
+		return nil
+	}
+	if pids := kubepodsProcesses(roots); len(pids) > 0 {
+		return fmt.Errorf("the kubepods cgroups hold processes %v: another kubelet's pods run on this machine; stop that cluster (`make cluster-down`) first", pids)
+	}
+	if pid := kubeletRunning(); pid != 0 {
+		return fmt.Errorf("a kubelet runs on this machine (pid %d): stop that cluster (`make cluster-down`) first", pid)
+	}
+	_, _ = fmt.Fprintln(c.log, "cluster: removing empty kubepods cgroups a crashed run left")
+	var problems []string
+	removeCgroups(func(what string, err error) { problems = append(problems, fmt.Sprintf("%s: %v", what, err)) })
+	if len(problems) > 0 {
+		return fmt.Errorf("removing the kubepods cgroups a crashed run left: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// kubeletRunning returns the process id of a running kubelet, or 0.
+func kubeletRunning() int {
+	procs, _ := procfs.List(procfs.Root)
+	for _, p := range procs {
+		if args, err := procfs.Cmdline(procfs.Root, p.PID); err == nil && len(args) > 0 && filepath.Base(args[0]) == "kubelet" {
+			return p.PID
+		}
+	}
+	return 0
 }
 
 func (c *Cluster) startControlPlane(ctx context.Context) error {

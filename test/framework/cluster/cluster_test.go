@@ -4,10 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A component is up once its health endpoint answers 200; another status or no answer
@@ -31,4 +34,25 @@ func TestAnswersOK(t *testing.T) {
 	done, why = check(context.Background())
 	assert.False(t, done)
 	assert.Contains(t, why, "connection refused")
+}
+
+// A kubepods cgroup that a crashed run left holds no process: the next run may remove it.
+// One that holds a process belongs to a live kubelet or its containers: the run refuses.
+func TestKubepodsProcesses(t *testing.T) {
+	roots := []string{t.TempDir(), t.TempDir()}
+	write := func(root, rel, content string) {
+		dir := filepath.Join(root, "kubepods", rel)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(content), 0o644))
+	}
+	assert.False(t, kubepodsExists(roots), "no kubepods cgroup at all")
+
+	write(roots[0], "", "")
+	write(roots[0], "besteffort/pod1", "")
+	write(roots[1], "burstable", "\n")
+	assert.True(t, kubepodsExists(roots))
+	assert.Empty(t, kubepodsProcesses(roots), "empty cgroups a crashed run left")
+
+	write(roots[1], "burstable/pod2/c1", "4242\n4243\n")
+	assert.Equal(t, []int{4242, 4243}, kubepodsProcesses(roots))
 }

@@ -193,22 +193,42 @@ func cgroupRoots() []string {
 
 // killCgroupProcesses kills every process left in the kubelet's cgroups: containers whose
 // shim is gone. Only processes of this cluster live there (Up refuses to start when a
-// kubepods cgroup exists).
+// kubepods cgroup holds a process).
 func killCgroupProcesses() {
-	for _, root := range cgroupRoots() {
+	for _, pid := range kubepodsProcesses(cgroupRoots()) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// kubepodsExists says whether a kubepods cgroup exists under one of roots.
+func kubepodsExists(roots []string) bool {
+	for _, root := range roots {
+		if _, err := os.Stat(filepath.Join(root, "kubepods")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// kubepodsProcesses lists the processes in the kubepods cgroups under roots, in order.
+func kubepodsProcesses(roots []string) []int {
+	var pids []int
+	for _, root := range roots {
 		_ = filepath.WalkDir(filepath.Join(root, "kubepods"), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
 				return nil
 			}
 			data, _ := os.ReadFile(path)
 			for _, f := range strings.Fields(string(data)) {
-				if pid, err := strconv.Atoi(f); err == nil {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
+				if pid, err := strconv.Atoi(f); err == nil && !slices.Contains(pids, pid) {
+					pids = append(pids, pid)
 				}
 			}
 			return nil
 		})
 	}
+	slices.Sort(pids)
+	return pids
 }
 
 // removeCgroups removes the kubepods cgroups, deepest first.
