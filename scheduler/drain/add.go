@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -21,6 +22,7 @@ import (
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
 )
@@ -45,7 +47,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager, sche
 	r.failedAt = map[string]time.Time{}
 	r.draining = map[string]bool{}
 	r.started = map[string]startedMigration{}
-	if err := addIndexes(ctx, mgr); err != nil {
+	if err := r.addIndexes(ctx, mgr.GetCache()); err != nil {
 		return err
 	}
 	if err := ctrl.NewControllerManagedBy(mgr).
@@ -87,15 +89,13 @@ func (r *Reconciler) lendFrom(scheduler *controller.Reconciler) {
 
 // addIndexes indexes the cached shoots by the seeds they count on and by the seed their
 // control plane leaves, so that a drain reads the shoots of one seed without listing all.
-func addIndexes(ctx context.Context, mgr manager.Manager) error {
-	indexer := mgr.GetFieldIndexer()
-	if err := indexer.IndexField(ctx, &gardencorev1beta1.Shoot{}, indexSeedNames, func(obj client.Object) []string {
-		return usage.SeedNames(obj.(*gardencorev1beta1.Shoot))
-	}); err != nil {
+func (r *Reconciler) addIndexes(ctx context.Context, informers cache.Informers) error {
+	var err error
+	if r.bySeed, err = controllerutils.AddClusterIndex(ctx, informers, &gardencorev1beta1.Shoot{}, indexSeedNames, usage.SeedNames); err != nil {
 		return fmt.Errorf("indexing shoots by seed: %w", err)
 	}
-	if err := indexer.IndexField(ctx, &gardencorev1beta1.Shoot{}, indexMigratingFrom, func(obj client.Object) []string {
-		if from, ok := leaving(obj.(*gardencorev1beta1.Shoot)); ok {
+	if r.byMigratingFrom, err = controllerutils.AddClusterIndex(ctx, informers, &gardencorev1beta1.Shoot{}, indexMigratingFrom, func(shoot *gardencorev1beta1.Shoot) []string {
+		if from, ok := leaving(shoot); ok {
 			return []string{from}
 		}
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +49,7 @@ const (
 // a migration budget freed by a shoot of another seed of the set.
 const recheck = 30 * time.Second
 
-// Field indexes of the scheduler's Shoot cache.
+// Indexes of the scheduler's Shoot cache (controllerutils.ClusterIndex).
 const (
 	// indexSeedNames indexes shoots by every seed they count on (usage.SeedNames).
 	indexSeedNames = "drain.seedNames"
@@ -110,6 +109,10 @@ type Reconciler struct {
 	// Clock is the time of conditions and cool-downs.
 	Clock clock.PassiveClock
 
+	// bySeed and byMigratingFrom find the cached shoots of a seed (indexSeedNames,
+	// indexMigratingFrom).
+	bySeed, byMigratingFrom *controllerutils.ClusterIndex[*gardencorev1beta1.Shoot]
+
 	mu sync.Mutex
 	// failedAt remembers when a shoot's migration failed and was rolled back, by shoot key.
 	failedAt map[string]time.Time
@@ -149,7 +152,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, r.clearCondition(ctx, seed)
 	}
 
-	shoots, err := r.shootsOn(ctx, indexSeedNames, seed.Name)
+	shoots, err := r.bySeed.List(seed.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -314,20 +317,6 @@ func migrationFrom(drained *gardencorev1beta1.Seed) placement.Options {
 	return placement.Options{MigratingFrom: drained, LimitMigrationDistance: true}
 }
 
-// shootsOn lists the shoots of a field index value from the cache, sorted by key.
-func (r *Reconciler) shootsOn(ctx context.Context, index, seed string) ([]*gardencorev1beta1.Shoot, error) {
-	list := &gardencorev1beta1.ShootList{}
-	if err := r.Client.List(ctx, list, client.MatchingFields{index: seed}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing the shoots on seed %s from the cache: %w", seed, err)
-	}
-	shoots := make([]*gardencorev1beta1.Shoot, len(list.Items))
-	for i := range list.Items {
-		shoots[i] = &list.Items[i]
-	}
-	sort.Slice(shoots, func(i, j int) bool { return usage.Key(shoots[i]) < usage.Key(shoots[j]) })
-	return shoots, nil
-}
-
 // whole reads a shoot the cache holds slim whole and live from the API server: a drain
 // decides where the shoot goes with the scheduler's filters, which read its spec.
 func (r *Reconciler) whole(ctx context.Context, slim *gardencorev1beta1.Shoot) (*gardencorev1beta1.Shoot, error) {
@@ -370,7 +359,7 @@ func (r *Reconciler) migrationsOutOfSet(ctx context.Context, set setOfSeed, star
 	perSeed := map[string]int{}
 	for _, m := range set.members {
 		out := map[string]bool{}
-		leaving, err := r.shootsOn(ctx, indexMigratingFrom, m.Name)
+		leaving, err := r.byMigratingFrom.List(m.Name)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -15,6 +16,7 @@ import (
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
 	"github.com/seedscaler/seedscaler/internal/app"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 	"github.com/seedscaler/seedscaler/internal/membership"
 	"github.com/seedscaler/seedscaler/internal/usage"
 )
@@ -25,8 +27,8 @@ const ControllerName = "managedseed"
 // shootNameField indexes ManagedSeeds by spec.shoot.name, to find the ManagedSeeds of a shoot.
 const shootNameField = "spec.shoot.name"
 
-// seedNamesField indexes Shoots in the cache by the seeds they occupy (usage.SeedNames).
-const seedNamesField = "seedNames"
+// seedNamesIndex indexes Shoots in the cache by the seeds they occupy (usage.SeedNames).
+const seedNamesIndex = "seedNames"
 
 // AddToManager adds the controller to mgr, filling unset dependencies with defaults.
 func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) error {
@@ -55,7 +57,7 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &seedmanagementv1alpha1.ManagedSeed{}, shootNameField, ShootNameOf); err != nil {
 		return err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &gardencorev1beta1.Shoot{}, seedNamesField, SeedNamesOf); err != nil {
+	if err := r.indexShoots(ctx, mgr.GetCache()); err != nil {
 		return err
 	}
 	rec, err := r.Replicas.Wrap(mgr, ControllerName, seedmanagementv1alpha1.GroupVersion.WithKind("ManagedSeed"), 1, r)
@@ -70,6 +72,14 @@ func (r *Reconciler) AddToManager(ctx context.Context, mgr manager.Manager) erro
 		Complete(rec)
 }
 
+// indexShoots indexes the cached shoots by the seeds they occupy: a seed is deleted only
+// when neither the usage index nor the cache knows a shoot on it.
+func (r *Reconciler) indexShoots(ctx context.Context, informers cache.Informers) error {
+	var err error
+	r.shootsBySeed, err = controllerutils.AddClusterIndex(ctx, informers, &gardencorev1beta1.Shoot{}, seedNamesIndex, usage.SeedNames)
+	return err
+}
+
 // ShootNameOf is the index function of shootNameField.
 func ShootNameOf(obj client.Object) []string {
 	ms, ok := obj.(*seedmanagementv1alpha1.ManagedSeed)
@@ -77,14 +87,6 @@ func ShootNameOf(obj client.Object) []string {
 		return nil
 	}
 	return []string{ms.Spec.Shoot.Name}
-}
-
-// SeedNamesOf is the index function of seedNamesField.
-func SeedNamesOf(obj client.Object) []string {
-	if shoot, ok := obj.(*gardencorev1beta1.Shoot); ok {
-		return usage.SeedNames(shoot)
-	}
-	return nil
 }
 
 // MapSeedToManagedSeed maps a Seed to the ManagedSeed that registered it.

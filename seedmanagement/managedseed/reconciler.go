@@ -54,6 +54,9 @@ type Reconciler struct {
 	// Replicas says how replicas of this controller share objects: nil or leader-election
 	// mode reconciles every object here; object-locks mode locks each one (internal/objectlock).
 	Replicas *objectlock.Replicas
+
+	// shootsBySeed finds the cached shoots on a seed (seedNamesIndex).
+	shootsBySeed *controllerutils.ClusterIndex[*gardencorev1beta1.Shoot]
 }
 
 // errSeedConflict is returned when the Seed exists but was not registered by this ManagedSeed.
@@ -190,7 +193,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ms *seedmanagementv1al
 		return reconcile.Result{RequeueAfter: r.DeletionRecheckInterval}, nil
 	}
 
-	shoots, err := r.shootsOn(ctx, seed.Name)
+	shoots, err := r.shootsOn(seed.Name)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -218,17 +221,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ms *seedmanagementv1al
 // event handler runs, the index by one of them, so asking both closes the window in which
 // one has not seen a shoot yet (at start-up, or between the informer's listeners). A
 // seed is deleted only when both say it is empty.
-func (r *Reconciler) shootsOn(ctx context.Context, seedName string) ([]string, error) {
+func (r *Reconciler) shootsOn(seedName string) ([]string, error) {
 	keys := map[string]bool{}
 	for _, key := range r.Usage.ShootsOn(seedName) {
 		keys[key] = true
 	}
-	cached := &gardencorev1beta1.ShootList{}
-	if err := r.Client.List(ctx, cached, client.MatchingFields{seedNamesField: seedName}); err != nil {
+	cached, err := r.shootsBySeed.List(seedName)
+	if err != nil {
 		return nil, fmt.Errorf("looking up the shoots on seed %s: %w", seedName, err)
 	}
-	for i := range cached.Items {
-		keys[usage.Key(&cached.Items[i])] = true
+	for _, shoot := range cached {
+		keys[usage.Key(shoot)] = true
 	}
 	return slices.Sorted(maps.Keys(keys)), nil
 }

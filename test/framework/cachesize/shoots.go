@@ -1,0 +1,53 @@
+package cachesize
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+)
+
+// Shoots is the resource of Gardener's Shoots.
+var Shoots = Resource{Kind: gardencorev1beta1.GroupVersion.WithKind("Shoot"), Plural: "shoots", Namespaced: true}
+
+// TenantShoots returns the JSON of n tenants' shoots, bound and reconciled, on seeds seeds
+// (ten to a set) in namespaces namespaces. A project's shoots spread over the seeds as a
+// scheduler spreads them: the shoots of one namespace on one seed are few, so an index
+// keyed by namespace and seed holds about one shoot per key, as on a real landscape.
+func TenantShoots(tb testing.TB, n, seeds, namespaces int) [][]byte {
+	tb.Helper()
+	items := make([][]byte, n)
+	for i := range items {
+		seed, namespace := fmt.Sprintf("aws-%03d-%d", i%seeds/10, i%10), fmt.Sprintf("garden-tenant-%03d", (i/seeds*37+i)%namespaces)
+		s := &gardencorev1beta1.Shoot{
+			TypeMeta: metav1.TypeMeta{APIVersion: gardencorev1beta1.GroupVersion.String(), Kind: "Shoot"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name: fmt.Sprintf("tenant-%06d", i), Namespace: namespace,
+				UID: types.UID(fmt.Sprintf("5f2b8c1e-0000-4000-8000-%012d", i)), ResourceVersion: fmt.Sprint(1_000_000 + i),
+				Generation: 1, CreationTimestamp: metav1.Unix(1_795_000_000+int64(i), 0),
+				Labels:     map[string]string{"project": namespace[len("garden-"):]},
+				Finalizers: []string{"gardener"},
+			},
+			Spec: gardencorev1beta1.ShootSpec{
+				Provider: gardencorev1beta1.Provider{Type: "aws"}, Region: "eu-west-1",
+				Purpose: ptr.To(gardencorev1beta1.ShootPurposeDevelopment), SeedName: ptr.To(seed),
+			},
+			Status: gardencorev1beta1.ShootStatus{
+				SeedName: ptr.To(seed),
+				LastOperation: &gardencorev1beta1.LastOperation{
+					Type: gardencorev1beta1.LastOperationTypeReconcile, State: gardencorev1beta1.LastOperationStateSucceeded, Progress: 100,
+				},
+			},
+		}
+		var err error
+		if items[i], err = json.Marshal(s); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return items
+}
