@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"sync"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -14,8 +16,8 @@ import (
 // becomes what the usage index reads (usage.Counted) plus what that classification reads:
 // spec.schedulerName, the name of the ManagedSeedSet a replica's shoot belongs to
 // (membership.SetOf), the migration opt-out annotation, and the type and state of
-// status.lastOperation. At
-// 100,000 shoots that is a few hundred bytes a shoot instead of several kilobytes.
+// status.lastOperation (one record per type and state, shared by the shoots). At 100,000
+// shoots that is a few hundred bytes a shoot instead of several kilobytes.
 //
 // Whoever needs more of a bound shoot (the drain deciding where it goes, the roll-back of
 // a failed migration) reads it whole from the API server, and no write starts from a slim
@@ -38,10 +40,30 @@ func SlimBoundShoots(obj any) (any, error) {
 		slim.Annotations = map[string]string{gardencorev1beta1.AnnotationMigration: v}
 	}
 	if op := shoot.Status.LastOperation; op != nil {
-		slim.Status.LastOperation = &gardencorev1beta1.LastOperation{
-			Type:  gardencorev1beta1.LastOperationType(usage.Intern(string(op.Type))),
-			State: gardencorev1beta1.LastOperationState(usage.Intern(string(op.State))),
-		}
+		slim.Status.LastOperation = sharedLastOperation(op.Type, op.State)
 	}
 	return slim, nil
+}
+
+// lastOperations holds one LastOperation per type and state, which every slim shoot with
+// them points at: the combinations are few and the shoots many. Nothing writes through
+// these pointers: objects in a cache are not written to, and a copy (DeepCopy) gets a
+// LastOperation of its own.
+var lastOperations sync.Map // lastOperationKind -> *gardencorev1beta1.LastOperation
+
+type lastOperationKind struct {
+	Type  gardencorev1beta1.LastOperationType
+	State gardencorev1beta1.LastOperationState
+}
+
+func sharedLastOperation(typ gardencorev1beta1.LastOperationType, state gardencorev1beta1.LastOperationState) *gardencorev1beta1.LastOperation {
+	key := lastOperationKind{typ, state}
+	if shared, ok := lastOperations.Load(key); ok {
+		return shared.(*gardencorev1beta1.LastOperation)
+	}
+	shared, _ := lastOperations.LoadOrStore(key, &gardencorev1beta1.LastOperation{
+		Type:  gardencorev1beta1.LastOperationType(usage.Intern(string(typ))),
+		State: gardencorev1beta1.LastOperationState(usage.Intern(string(state))),
+	})
+	return shared.(*gardencorev1beta1.LastOperation)
 }
