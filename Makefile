@@ -242,6 +242,8 @@ bench-reaction: ## Measure how fast the whole loop reacts to steps of demand, st
 FLEET_SEEDS ?= 1000
 FLEET_DURATION ?= 80m
 GARDENER ?=
+# With GARDENER=1: who binds the tenants, gardener-scheduler (empty) or seedscaler.
+FLEET_SCHEDULER ?=
 
 .PHONY: bench-fleet
 bench-fleet: build bench-harness ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv); GARDENER=1 in a Gardener garden.
@@ -249,7 +251,7 @@ bench-fleet: build bench-harness ## Measure every process of the stack on a flee
 	@# The parts run as the image's build (no development packages), as deployed.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-parts ./cmd/seedscaler
 	$(TEST_ENV) bin/seedscaler-dev local --profile fleet --fleet-seeds $(FLEET_SEEDS) --duration $(FLEET_DURATION) \
-	  --parts-binary bin/seedscaler-parts $(if $(GARDENER),--gardener)
+	  --parts-binary bin/seedscaler-parts $(if $(GARDENER),--gardener $(if $(FLEET_SCHEDULER),--fleet-scheduler=$(FLEET_SCHEDULER)))
 
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).

@@ -237,7 +237,9 @@ type fleetRow struct {
 type fleetResult struct {
 	Seeds, Shoots int
 	// Garden is a run in a Gardener garden, whose gardener-apiserver serves the shoots.
-	Garden          bool
+	Garden bool
+	// Binder is who bound the tenants: "scheduler" (seedscaler's) or "gardener-scheduler".
+	Binder          string
 	Speed           float64
 	Wall            time.Duration
 	FillTime        time.Duration // until the landscape was full; Wall when it never was
@@ -403,7 +405,10 @@ loop:
 		}
 	}
 	res := summarizeFleet(samples, opts.FleetSeeds, opts.Speed, cfg)
-	res.Garden = opts.Gardener
+	res.Garden, res.Binder = opts.Gardener, "scheduler"
+	if opts.Gardener && opts.FleetScheduler != FleetSchedulerSeedscaler {
+		res.Binder = FleetSchedulerGardener
+	}
 	m.query(context.WithoutCancel(ctx), &res, simulator.FleetSets(opts.FleetSeeds)[0].Name)
 	if err := writeFleetReport(opts.ReportDir, res); err != nil {
 		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
@@ -461,13 +466,13 @@ func (r fleetResult) Markdown() string {
 	}
 	b.WriteString("\nAnonymous memory (RssAnon) is resident memory without mapped files: the parts run one binary, whose pages they share.\n")
 	b.WriteString("\n| hot path | figure |\n| --- | --- |\n")
-	binder, writes := "scheduler", "kube-apiserver writes/s, all clients, same 30 s"
+	writes := "kube-apiserver writes/s, all clients, same 30 s"
 	if r.Garden {
 		// gardener-apiserver takes the writes of Gardener's kinds; the kube-apiserver
 		// counts only its own.
-		binder, writes = "gardener-scheduler", "kube-apiserver writes/s (not those of Gardener's kinds), same 30 s"
+		writes = "kube-apiserver writes/s (not those of Gardener's kinds), same 30 s"
 	}
-	fmt.Fprintf(&b, "| %s binds/s (best 30 s of the fill) | %.0f |\n", binder, r.PeakBindRate)
+	fmt.Fprintf(&b, "| %s binds/s (best 30 s of the fill) | %.0f |\n", r.Binder, r.PeakBindRate)
 	fmt.Fprintf(&b, "| %s | %.0f |\n", writes, r.APIWriteRate)
 	fmt.Fprintf(&b, "| exporter scrape, mean / max | %.3f s / %.3f s |\n", r.ExporterScrape[0], r.ExporterScrape[1])
 	fmt.Fprintf(&b, "| adapter list of every seed through the aggregator, p50 / p99 | %s / %s |\n", r.AdapterAll[0].Round(time.Millisecond), r.AdapterAll[1].Round(time.Millisecond))

@@ -34,6 +34,7 @@ func TestSummarizeFleet(t *testing.T) {
 		{Elapsed: start + 60*time.Second, Procs: proc(75, 120, 12*time.Second), SeedsReady: 10, Bound: 995, APIWrites: 3000},
 	}
 	res := summarizeFleet(samples, 10, 120, cfg)
+	res.Binder = "scheduler"
 	assert.True(t, res.Filled)
 	assert.Equal(t, start+20*time.Second, res.FillTime, "not before the tenants came, though 0 of 0 shoots are bound at 0 s")
 	require.Len(t, res.Rows, 1)
@@ -56,12 +57,15 @@ func TestSummarizeFleet(t *testing.T) {
 	// In a garden gardener-scheduler binds, and the kube-apiserver's writes leave out those of
 	// Gardener's kinds, which gardener-apiserver takes.
 	garden := res
-	garden.Garden = true
+	garden.Garden, garden.Binder = true, FleetSchedulerGardener
 	md := garden.Markdown()
 	assert.Contains(t, md, "# Fleet in a Gardener garden: 10 seeds, 995 shoots")
 	assert.Contains(t, md, "| gardener-scheduler binds/s (best 30 s of the fill) | 25 |")
 	assert.Contains(t, md, "| kube-apiserver writes/s (not those of Gardener's kinds), same 30 s | 65 |")
 	assert.Contains(t, res.Markdown(), "| scheduler binds/s (best 30 s of the fill) | 25 |")
+	// In a garden whose tenants name seedscaler's scheduler, it binds.
+	garden.Binder = "scheduler"
+	assert.Contains(t, garden.Markdown(), "| scheduler binds/s (best 30 s of the fill) | 25 |")
 
 	// A landscape that never fills: the steady figures are of the last third, and the
 	// processes hold the pending shoots too.

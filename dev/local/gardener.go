@@ -72,6 +72,11 @@ func gardenerArgs(root string, extra map[string][]string) map[string][]string {
 	for part, a := range extra {
 		args[part] = a
 	}
-	args["scheduler"] = append([]string{"--config=" + filepath.Join(root, "examples", "config", "scheduler-gardener.yaml")}, args["scheduler"]...)
+	args["scheduler"] = append([]string{"--config=" + gardenerArgsConfig(root)}, args["scheduler"]...)
 	return args
+}
+
+// gardenerArgsConfig is the scheduler's configuration beside Gardener.
+func gardenerArgsConfig(root string) string {
+	return filepath.Join(root, "examples", "config", "scheduler-gardener.yaml")
 }

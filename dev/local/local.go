@@ -31,6 +31,7 @@ import (
 	autoscalingv1alpha1 "github.com/seedscaler/seedscaler/api/autoscaling/v1alpha1"
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	seedmanagementv1alpha1 "github.com/seedscaler/seedscaler/api/seedmanagement/v1alpha1"
+	schedulerconfig "github.com/seedscaler/seedscaler/scheduler/config"
 	"github.com/seedscaler/seedscaler/test/framework/aggregation"
 	"github.com/seedscaler/seedscaler/test/framework/cluster"
 	"github.com/seedscaler/seedscaler/test/framework/garden"
@@ -83,7 +84,17 @@ type Options struct {
 	// places the shoots that do not name seedscaler's scheduler, gardener-controller-manager
 	// reconciles the ManagedSeedSets, and the parts run as the chart runs them beside Gardener.
 	Gardener bool
+	// FleetScheduler binds the fleet's tenants in a garden: FleetSchedulerGardener
+	// (gardener-scheduler, the default, also when empty) or FleetSchedulerSeedscaler (the tenants name
+	// seedscaler's scheduler).
+	FleetScheduler string
 }
+
+// Who binds the fleet's tenants in a garden (Options.FleetScheduler).
+const (
+	FleetSchedulerGardener   = "gardener-scheduler"
+	FleetSchedulerSeedscaler = "seedscaler"
+)
 
 // The demo landscape: the namespace, the cloud profile, a region config, the root seed,
 // the ManagedSeedSet and its SeedAutoscaler.
@@ -438,6 +449,13 @@ func (st *Stack) StartSimulator(opts Options) error {
 		config = "--config=" + filepath.Join(st.Root, demoDayFile)
 	case ProfileFleet:
 		config = fmt.Sprintf("--profile=%s --fleet-seeds=%d --kube-api-qps=2000 --kube-api-burst=4000", ProfileFleet, opts.FleetSeeds)
+		if opts.Gardener && opts.FleetScheduler == FleetSchedulerSeedscaler {
+			cfg, err := schedulerconfig.Load(gardenerArgsConfig(st.Root))
+			if err != nil {
+				return err
+			}
+			config += " --tenant-scheduler=" + cfg.SchedulerName
+		}
 	}
 	args := []string{"simulate", "--kubeconfig=" + st.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0"}
 	args = append(args, strings.Fields(config)...)

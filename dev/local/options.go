@@ -27,10 +27,11 @@ const (
 // minutes. Duration and Speed left at 0 take the profile's.
 func NewOptions() *Options {
 	return &Options{
-		Profile:    ProfileDemo,
-		Interval:   2 * time.Second,
-		Image:      "bin/seedscaler-image.tar",
-		FleetSeeds: 1000,
+		Profile:        ProfileDemo,
+		Interval:       2 * time.Second,
+		Image:          "bin/seedscaler-image.tar",
+		FleetSeeds:     1000,
+		FleetScheduler: FleetSchedulerGardener,
 	}
 }
 
@@ -46,6 +47,7 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.Interval, "interval", o.Interval, "Interval of the live view's samples.")
 	f.BoolVar(&o.Cluster, "cluster", o.Cluster, "Run the parts as the Helm chart's pods on a one-node cluster started on this machine (needs root).")
 	f.StringVar(&o.Image, "image", o.Image, "With --cluster: the image tarball to install the chart from (`make image`).")
+	f.StringVar(&o.FleetScheduler, "fleet-scheduler", o.FleetScheduler, "With --profile fleet --gardener: who binds the tenants, gardener-scheduler or seedscaler (the tenants name seedscaler's scheduler, and gardener-apiserver judges its bindings).")
 	f.BoolVar(&o.Gardener, "gardener", o.Gardener, "Run in a real Gardener garden: gardener-apiserver, gardener-scheduler and gardener-controller-manager beside the parts, as the chart runs beside Gardener; the demo's landscape is examples/gardener/demo, the fleet's the same objects per set and region.")
 }
 
@@ -66,6 +68,15 @@ func (o *Options) Validate() error {
 	}
 	if o.Interval <= 0 {
 		errs = append(errs, fmt.Errorf("--interval must be positive, e.g. --interval=2s, not %s", o.Interval))
+	}
+	switch o.FleetScheduler {
+	case "", FleetSchedulerGardener: // the default
+	case FleetSchedulerSeedscaler:
+		if !o.Gardener || o.Profile != ProfileFleet {
+			errs = append(errs, errors.New("--fleet-scheduler=seedscaler needs --profile fleet --gardener: without a garden seedscaler's scheduler binds the fleet anyway"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--fleet-scheduler must be %s or %s, not %q", FleetSchedulerGardener, FleetSchedulerSeedscaler, o.FleetScheduler))
 	}
 	if o.Gardener && o.Cluster {
 		errs = append(errs, errors.New("--gardener runs the parts as processes beside Gardener's; it does not run with --cluster"))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -170,6 +171,9 @@ type DemandConfig struct {
 	// NodesCIDR is the node network of every tenant shoot, disjoint from typical seed
 	// networks (10.250.0.0/16, 100.64.0.0/10). Default 10.180.0.0/16.
 	NodesCIDR string `json:"nodesCIDR,omitempty"`
+	// SchedulerName is every tenant shoot's spec.schedulerName: the scheduler that places
+	// them. Default empty: the garden's default scheduler.
+	SchedulerName string `json:"schedulerName,omitempty"`
 }
 
 // ConstantProfile wants the same number of shoots all the time.
@@ -621,5 +625,10 @@ func validateDemand(d *DemandConfig, add func(field, format string, args ...any)
 	}
 	if _, _, err := net.ParseCIDR(d.NodesCIDR); err != nil {
 		add("demand.nodesCIDR", "%q is not a CIDR; use one such as 10.180.0.0/16", d.NodesCIDR)
+	}
+	if d.SchedulerName != "" {
+		if msgs := validation.IsDNS1123Subdomain(d.SchedulerName); len(msgs) > 0 {
+			add("demand.schedulerName", "%q is not a scheduler name (%s); use one such as seedscaler-scheduler, or leave it empty for the default scheduler", d.SchedulerName, strings.Join(msgs, "; "))
+		}
 	}
 }

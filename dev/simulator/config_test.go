@@ -106,6 +106,8 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`demand.lifetime.distribution: unknown distribution "normal"; use forever, exponential or uniform`}},
 		{"cidr", header + "demand: {constant: {shoots: 1}, nodesCIDR: 10.180.0.0}",
 			[]string{`demand.nodesCIDR: "10.180.0.0" is not a CIDR; use one such as 10.180.0.0/16`}},
+		{"scheduler name", header + "demand: {constant: {shoots: 1}, schedulerName: Seedscaler_Scheduler}",
+			[]string{`demand.schedulerName: "Seedscaler_Scheduler" is not a scheduler name`, "use one such as seedscaler-scheduler"}},
 		{"unknown field", header + "demand: {constant: {shoots: 1}}\nspeeed: 3",
 			[]string{`unknown field "speeed"`, "check its spelling and place against docs/simulator.md"}},
 		{"bad duration", header + "demand: {constant: {shoots: 1}, lifetime: {distribution: exponential, mean: 6 hours}}",

@@ -22,6 +22,8 @@ type Options struct {
 	// of FleetSeeds seeds).
 	Profile    string
 	FleetSeeds int
+	// TenantScheduler overrides the demand's schedulerName when set.
+	TenantScheduler string
 	// Speed, Duration and RandomSeed override the file's values when set.
 	Speed      *float64
 	Duration   *time.Duration
@@ -43,6 +45,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ConfigPath, "config", o.ConfigPath, "SimulatorConfiguration file (examples/config/simulator.yaml). Empty: the defaults, no tenant demand (shoots and gardenlets are still played).")
 	fs.StringVar(&o.Profile, "profile", o.Profile, "A built-in configuration instead of --config: fleet (--fleet-seeds seeds in ManagedSeedSets of 10 across 24 regions of three providers, 100 tenant shoots a seed; the landscape itself comes from `seedscaler-dev local --profile fleet`).")
 	fs.IntVar(&o.FleetSeeds, "fleet-seeds", o.FleetSeeds, "With --profile fleet: the seeds of the fleet (its tenant demand is 100 shoots a seed).")
+	fs.StringVar(&o.TenantScheduler, "tenant-scheduler", o.TenantScheduler, "The scheduler every tenant shoot names (spec.schedulerName), e.g. seedscaler-scheduler; overrides the file's demand.schedulerName (default: the file's, else the garden's default scheduler).")
 	fs.Var(&override[float64]{&o.Speed, "float64", parseFloat, formatFloat}, "speed", "Simulated seconds per wall-clock second; overrides the file's speed (default: the file's, else 1).")
 	fs.Var(&override[time.Duration]{&o.Duration, "duration", time.ParseDuration, time.Duration.String}, "duration", "Simulated time to run, 0 until stopped; overrides the file's duration.")
 	fs.Var(&override[uint64]{&o.RandomSeed, "uint64", parseUint, formatUint}, "seed", "Seed of every random draw; overrides the file's randomSeed (default: the file's, else 1).")
@@ -94,6 +97,9 @@ func (o *Options) Configuration() (*Configuration, error) {
 	}
 	if o.RandomSeed != nil {
 		cfg.RandomSeed = o.RandomSeed
+	}
+	if o.TenantScheduler != "" {
+		cfg.Demand.SchedulerName = o.TenantScheduler
 	}
 	if err := Validate(cfg); err != nil {
 		return nil, fmt.Errorf("simulator configuration: %w", err)

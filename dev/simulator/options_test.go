@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 func parseOptions(t *testing.T, args ...string) *Options {
@@ -55,6 +56,24 @@ func TestOptionsFleetProfile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 10_000, Total(Desired(&cfg.Demand, FleetDemandStart)))
 	assert.InDelta(t, 60.0, cfg.Speed, 0)
+}
+
+// With --tenant-scheduler every tenant names that scheduler; without, none names one, and
+// the garden's default scheduler places them.
+func TestOptionsTenantScheduler(t *testing.T) {
+	epoch := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	cfg, err := parseOptions(t, "--profile=fleet", "--fleet-seeds=10", "--tenant-scheduler=seedscaler-scheduler").Configuration()
+	require.NoError(t, err)
+	shoot := New(cfg, nil, clocktesting.NewFakeClock(epoch), nil).newTenantShoot(AnyLocation, epoch)
+	require.NotNil(t, shoot.Spec.SchedulerName)
+	assert.Equal(t, "seedscaler-scheduler", *shoot.Spec.SchedulerName)
+
+	cfg, err = parseOptions(t, "--profile=fleet", "--fleet-seeds=10").Configuration()
+	require.NoError(t, err)
+	assert.Nil(t, New(cfg, nil, clocktesting.NewFakeClock(epoch), nil).newTenantShoot(AnyLocation, epoch).Spec.SchedulerName)
+
+	_, err = parseOptions(t, "--profile=fleet", "--tenant-scheduler=No_Such").Configuration()
+	assert.ErrorContains(t, err, `demand.schedulerName: "No_Such" is not a scheduler name`)
 }
 
 // A flag overrides the file's value only when given, 0 included.

@@ -303,6 +303,9 @@ func (s *Simulator) newTenantShoot(key string, now time.Time) *gardencorev1beta1
 			Networking:       &gardencorev1beta1.Networking{Nodes: ptr.To(d.NodesCIDR)},
 		},
 	}
+	if d.SchedulerName != "" {
+		shoot.Spec.SchedulerName = ptr.To(d.SchedulerName)
+	}
 	shoot.Spec.Purpose = ptr.To(pickWeighted(d.Purposes, func(p WeightedPurpose) float64 { return p.Weight }, s.rand.Float64()).Purpose)
 	if s.rand.Float64() < d.HighAvailability {
 		shoot.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{HighAvailability: &gardencorev1beta1.HighAvailability{
