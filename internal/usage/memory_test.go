@@ -1,4 +1,4 @@
-package usage
+package usage_test
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/usage"
+	"github.com/seedscaler/seedscaler/test/framework/cachesize"
 )
 
 // BenchmarkCachedShootBytes measures what a part that counts shoots holds per bound shoot
@@ -44,32 +46,24 @@ func BenchmarkCachedShootBytes(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		before := liveHeap()
+		before := cachesize.LiveHeap()
 		store := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc})
-		index := NewIndex()
+		index := usage.NewIndex()
 		handler := index.Handler()
 		for _, data := range raw {
 			var decoded gardencorev1beta1.Shoot
 			if err := json.Unmarshal(data, &decoded); err != nil {
 				b.Fatal(err)
 			}
-			slim := Counted(&decoded)
+			slim := usage.Counted(&decoded)
 			if err := store.Add(slim); err != nil {
 				b.Fatal(err)
 			}
 			handler.OnAdd(slim, true)
 		}
-		after := liveHeap()
+		after := cachesize.LiveHeap()
 		b.ReportMetric(float64(after-before)/shoots, "B/shoot")
 		runtime.KeepAlive(store)
 		runtime.KeepAlive(index)
 	}
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

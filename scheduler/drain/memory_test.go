@@ -2,14 +2,10 @@ package drain
 
 import (
 	"context"
-	"runtime"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
-	"github.com/seedscaler/seedscaler/internal/scheme"
 	"github.com/seedscaler/seedscaler/internal/usage"
 	"github.com/seedscaler/seedscaler/scheduler/capacity"
 	"github.com/seedscaler/seedscaler/scheduler/controller"
@@ -22,41 +18,12 @@ import (
 // usage index fed by its informer handler, over 100,000 shoots on 1,000 seeds in 500
 // namespaces served by a stand-in API server.
 func BenchmarkSchedulerCacheBytes(b *testing.B) {
-	const shoots = 100_000
-	items := cachesize.TenantShoots(b, shoots, 1_000, 500)
-	for b.Loop() {
-		ctx, cancel := context.WithCancel(context.Background())
-		cfg, mapper := cachesize.Serve(b, cachesize.Shoots, items)
-		before := cachesize.LiveHeap()
-		c, err := cache.New(cfg, cache.Options{
-			Scheme: scheme.New(), Mapper: mapper,
-			ByObject: map[client.Object]cache.ByObject{&gardencorev1beta1.Shoot{}: {Transform: controller.SlimBoundShoots}},
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+	cachesize.BenchmarkShootCache(b, 100_000, controller.SlimBoundShoots, func(ctx context.Context, c cache.Cache, shoots cache.Informer) (*usage.Index, error) {
 		if err := (&Reconciler{}).addIndexes(ctx, c); err != nil {
-			b.Fatal(err)
+			return nil, err
 		}
 		ledger := capacity.NewLedger(usage.NewIndex())
-		informer, err := c.GetInformer(ctx, &gardencorev1beta1.Shoot{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := informer.AddEventHandler(ledger.Handler()); err != nil {
-			b.Fatal(err)
-		}
-		go func() { _ = c.Start(ctx) }()
-		if !c.WaitForCacheSync(ctx) {
-			b.Fatal("the cache never synced")
-		}
-		for ledger.Index().Shoots() < shoots {
-			runtime.Gosched()
-		}
-		after := cachesize.LiveHeap()
-		b.ReportMetric(float64(after-before)/shoots, "B/shoot")
-		runtime.KeepAlive(c)
-		runtime.KeepAlive(ledger)
-		cancel()
-	}
+		_, err := shoots.AddEventHandler(ledger.Handler())
+		return ledger.Index(), err
+	})
 }
