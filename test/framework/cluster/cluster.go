@@ -248,7 +248,7 @@ func (c *Cluster) reclaimCgroups() error {
 func kubeletRunning() int {
 	procs, _ := procfs.List(procfs.Root)
 	for _, p := range procs {
-		if args, err := procfs.Cmdline(procfs.Root, p.PID); err == nil && len(args) > 0 && filepath.Base(args[0]) == "kubelet" {
+		if procfs.CommandName(procfs.Root, p.PID) == "kubelet" {
 			return p.PID
 		}
 	}

@@ -220,15 +220,16 @@ func kubepodsProcesses(roots []string) []int {
 			}
 			data, _ := os.ReadFile(path)
 			for _, f := range strings.Fields(string(data)) {
-				if pid, err := strconv.Atoi(f); err == nil && !slices.Contains(pids, pid) {
+				if pid, err := strconv.Atoi(f); err == nil {
 					pids = append(pids, pid)
 				}
 			}
 			return nil
 		})
 	}
+	// A process is listed in every controller's hierarchy on cgroup v1: once each.
 	slices.Sort(pids)
-	return pids
+	return slices.Compact(pids)
 }
 
 // removeCgroups removes the kubepods cgroups, deepest first.
