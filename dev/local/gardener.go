@@ -72,11 +72,12 @@ func gardenerArgs(root string, extra map[string][]string) map[string][]string {
 	for part, a := range extra {
 		args[part] = a
 	}
-	args["scheduler"] = append([]string{"--config=" + gardenerArgsConfig(root)}, args["scheduler"]...)
+	args["scheduler"] = append([]string{"--config=" + schedulerConfigBesideGardener(root)}, args["scheduler"]...)
 	return args
 }
 
-// gardenerArgsConfig is the scheduler's configuration beside Gardener.
-func gardenerArgsConfig(root string) string {
+// schedulerConfigBesideGardener is the scheduler's configuration file beside Gardener: it
+// names the scheduler the fleet's tenants name with --fleet-scheduler=seedscaler.
+func schedulerConfigBesideGardener(root string) string {
 	return filepath.Join(root, "examples", "config", "scheduler-gardener.yaml")
 }

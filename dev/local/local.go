@@ -450,7 +450,7 @@ func (st *Stack) StartSimulator(opts Options) error {
 	case ProfileFleet:
 		config = fmt.Sprintf("--profile=%s --fleet-seeds=%d --kube-api-qps=2000 --kube-api-burst=4000", ProfileFleet, opts.FleetSeeds)
 		if opts.Gardener && opts.FleetScheduler == FleetSchedulerSeedscaler {
-			cfg, err := schedulerconfig.Load(gardenerArgsConfig(st.Root))
+			cfg, err := schedulerconfig.Load(schedulerConfigBesideGardener(st.Root))
 			if err != nil {
 				return err
 			}
