@@ -93,6 +93,9 @@ func run(m *testing.M) (int, error) {
 	if devBinary, err = testenv.BuildSeedscaler(dir, testenv.Development); err != nil {
 		return 0, err
 	}
+	if err := plantCrashedRun(dir); err != nil {
+		return 0, fmt.Errorf("planting a crashed run's leftovers: %w", err)
+	}
 	ctx := context.Background()
 	node, err = cluster.Up(ctx, cluster.Options{Dir: filepath.Join(dir, "node"), Repo: repo, Images: []string{image}, Log: os.Stderr})
 	if err != nil {

@@ -123,6 +123,9 @@ func Up(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err := c.save(); err != nil {
 		return nil, err
 	}
+	if err := register(c.Dir); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("%w\n%s", err, c.logTails())
@@ -170,9 +173,6 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 	} else {
 		return false, errors.New("no cgroup file system under /sys/fs/cgroup (neither cgroup v2's cgroup.controllers nor v1's memory controller): the kubelet cannot run pods")
 	}
-	if err := c.reclaimCgroups(); err != nil {
-		return false, err
-	}
 	var missing []string
 	for bin, pkg := range hostBinaries {
 		if _, err := exec.LookPath(bin); err != nil {
@@ -198,8 +198,12 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 		}
 		_ = l.Close()
 	}
-	if _, err := net.InterfaceByName(Bridge); err == nil {
-		return false, fmt.Errorf("interface %s exists: a cluster is up or was not torn down; run `make cluster-down`", Bridge)
+	// The ports are free, so no control plane runs: what a crashed run left may go.
+	if err := c.reclaimCrashed(); err != nil {
+		return false, err
+	}
+	if err := c.reclaimCgroups(); err != nil {
+		return false, err
 	}
 	if _, err := externalInterface(); err != nil {
 		return false, err
@@ -218,41 +222,6 @@ func (c *Cluster) preflight() (cgroupV1 bool, err error) {
 		c.state.Tools[tool] = path
 	}
 	return cgroupV1, nil
-}
-
-// reclaimCgroups removes the kubepods cgroups a crashed run left behind (a run killed
-// before Down cannot remove them, and they outlive it): they are the next kubelet's, and it
-// would find a stranger's pods' accounting there. Cgroups that still hold a process, or a
-// kubelet that still runs, belong to a live cluster: then the run refuses.
-func (c *Cluster) reclaimCgroups() error {
-	roots := cgroupRoots()
-	if !kubepodsExists(roots) {
-		return nil
-	}
-	if pids := kubepodsProcesses(roots); len(pids) > 0 {
-		return fmt.Errorf("the kubepods cgroups hold processes %v: another kubelet's pods run on this machine; stop that cluster (`make cluster-down`) first", pids)
-	}
-	if pid := kubeletRunning(); pid != 0 {
-		return fmt.Errorf("a kubelet runs on this machine (pid %d): stop that cluster (`make cluster-down`) first", pid)
-	}
-	_, _ = fmt.Fprintln(c.log, "cluster: removing empty kubepods cgroups a crashed run left")
-	var problems []string
-	removeCgroups(func(what string, err error) { problems = append(problems, fmt.Sprintf("%s: %v", what, err)) })
-	if len(problems) > 0 {
-		return fmt.Errorf("removing the kubepods cgroups a crashed run left: %s", strings.Join(problems, "; "))
-	}
-	return nil
-}
-
-// kubeletRunning returns the process id of a running kubelet, or 0.
-func kubeletRunning() int {
-	procs, _ := procfs.List(procfs.Root)
-	for _, p := range procs {
-		if procfs.CommandName(procfs.Root, p.PID) == "kubelet" {
-			return p.PID
-		}
-	}
-	return 0
 }
 
 func (c *Cluster) startControlPlane(ctx context.Context) error {

@@ -56,3 +56,19 @@ func TestKubepodsProcesses(t *testing.T) {
 	write(roots[1], "burstable/pod2/c1", "4242\n4243\n")
 	assert.Equal(t, []int{4242, 4243}, kubepodsProcesses(roots))
 }
+
+// The guards a crashed run left are found by their comment among the machine's rules, and
+// deleted with exactly the arguments they were inserted with; other rules stay.
+func TestGuardRules(t *testing.T) {
+	rules := `-P POSTROUTING ACCEPT
+-N KUBE-POSTROUTING
+-A POSTROUTING -d 10.244.0.0/24 -o eth0 -m comment --comment "seedscaler-cluster guard" -j DROP
+-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING
+-A INPUT -i eth0 -p tcp -m multiport --dports 6443,10248:10259,12379,12380 -m comment --comment "seedscaler-cluster guard" -j DROP
+`
+	assert.Equal(t, [][]string{
+		{"-w", "-t", "mangle", "-D", "POSTROUTING", "-d", "10.244.0.0/24", "-o", "eth0", "-m", "comment", "--comment", "seedscaler-cluster guard", "-j", "DROP"},
+		{"-w", "-t", "mangle", "-D", "INPUT", "-i", "eth0", "-p", "tcp", "-m", "multiport", "--dports", "6443,10248:10259,12379,12380", "-m", "comment", "--comment", "seedscaler-cluster guard", "-j", "DROP"},
+	}, guardRules("mangle", rules))
+	assert.Empty(t, guardRules("filter", "-P INPUT ACCEPT\n"))
+}

@@ -33,6 +33,7 @@ func Down(dir string, log io.Writer) error {
 	st, err := readState(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		_, _ = fmt.Fprintf(log, "cluster: nothing to tear down in %s\n", dir)
+		unregister(dir)
 		return nil
 	}
 	if err != nil {
@@ -82,6 +83,7 @@ func Down(dir string, log io.Writer) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("tearing down the cluster: %s", strings.Join(problems, "; "))
 	}
+	unregister(dir)
 	_, _ = fmt.Fprintln(log, "cluster: down")
 	return nil
 }
