@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -717,18 +718,25 @@ func serveDemand(t testing.TB, namespace, set string, demand func() float64) pro
 	server := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = server.Serve(listener) }()
 	t.Cleanup(func() { _ = server.Close() })
-	return promrunner.Target{Job: "demand", Addresses: []string{listener.Addr().String()}}
+	return promrunner.Target{Job: "demand-" + set, Addresses: []string{listener.Addr().String()}}
 }
 
 // The forecasts of a set's demand through the kube-apiserver, as the autoscaler reads them:
-// the trend continues a demand rising by a shoot a second over the lead time, the seasonal
-// forecast has no day of history and is not found, and a parameter out of bounds or
-// missing is refused naming it.
+// the trend continues a demand rising by a shoot a second over the lead time, and stops
+// where a ramp stopped; the seasonal forecast has no day of history and is not found, and
+// a parameter out of bounds or missing is refused naming it.
 func TestForecastsThroughTheAggregator(t *testing.T) {
 	start := time.Now()
 	demand := serveDemand(t, "garden-forecast", "demo", func() float64 { return 100 + time.Since(start).Seconds() })
+	// Two shoots a second for 45 s from the first scrape, then flat at 190.
+	var rampStart atomic.Pointer[time.Time]
+	plateau := serveDemand(t, "garden-forecast", "plateau", func() float64 {
+		now := time.Now()
+		rampStart.CompareAndSwap(nil, &now)
+		return 100 + 2*min(time.Since(*rampStart.Load()).Seconds(), 45)
+	})
 	config := strings.NewReplacer("interval: 30s", "interval: 1s", "cacheTTL: 5s", "cacheTTL: 0s").Replace(string(defaultRulesYAML))
-	startLandscape(t, config, demand)
+	startLandscape(t, config, demand, plateau)
 	_, external, _ := metricsClients(t, env.Config)
 	forecasts := external.NamespacedMetrics("garden-forecast")
 	params := func(kv ...string) labels.Selector {
@@ -750,6 +758,19 @@ func TestForecastsThroughTheAggregator(t *testing.T) {
 		assert.InDelta(c, now+600, got, 15, "the trend of a demand of %.0f now", now)
 		assert.Equal(c, map[string]string{"namespace": "garden-forecast", "managedseedset": "demo"}, list.Items[0].MetricLabels)
 	}, 60*time.Second, 500*time.Millisecond)
+
+	// A minute's window ending 15 to 25 s into the plateau: its line still rises by more
+	// than a shoot a second, 600 shoots and more over the lead time; its last quarter is flat.
+	require.Eventually(t, func() bool { return rampStart.Load() != nil && time.Since(*rampStart.Load()) > 60*time.Second }, 2*time.Minute, 100*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		selector := labels.SelectorFromSet(labels.Set{"managedseedset": "plateau", "lead_seconds": "600", "window_seconds": "60"})
+		list, err := forecasts.List("seedscaler_managedseedset_demand_trend", selector)
+		if !assert.NoError(c, err) || !assert.Len(c, list.Items, 1) {
+			return
+		}
+		got := list.Items[0].Value.AsApproximateFloat64()
+		assert.InDelta(c, 190, got, 10, "the trend of a demand flat at 190 after a ramp")
+	}, 10*time.Second, 500*time.Millisecond)
 
 	_, err := forecasts.List("seedscaler_managedseedset_demand_seasonal", params("lead_seconds", "600", "period_seconds", "86400"))
 	assert.True(t, apierrors.IsNotFound(err), "no demand a day ago: not found, got %v", err)

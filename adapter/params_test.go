@@ -79,7 +79,12 @@ func TestForecastQueriesRenderFromParameters(t *testing.T) {
 		[]matcher{{"managedseedset", "=", "demo"}, {"namespace", "=", "garden"}}, trend.GroupBy,
 		map[string]int64{"lead_seconds": 900, "window_seconds": 1800}, false)
 	require.NoError(t, err)
-	assert.Equal(t, `max by (namespace,managedseedset) (predict_linear(managedseedset:seedscaler_demand_shoots:sum{ managedseedset="demo",namespace="garden" }[1800s], 900))`, q.value)
+	// The window's line, capped by the larger of its last quarter's line and the demand now.
+	demand := `managedseedset:seedscaler_demand_shoots:sum{ managedseedset="demo",namespace="garden" }`
+	line := `predict_linear(` + demand + `[1800s], 900)`
+	recent := `predict_linear(` + demand + `[450s], 900)`
+	ceiling := `(` + recent + ` > ` + demand + ` or (` + demand + ` and ` + recent + `))`
+	assert.Equal(t, `max by (namespace,managedseedset) (`+line+` < `+ceiling+` or (`+ceiling+` and `+line+`) or `+line+`)`, q.value)
 
 	seasonal := defaultExternalRule(t, "managedseedset-demand-seasonal")
 	q, err = buildValueQuery(&seasonal.query, "managedseedset:seedscaler_demand_shoots:sum",

@@ -105,8 +105,17 @@ type queryArgs struct {
 }
 
 // queryFuncs are the functions a metricsQuery template may call besides Go's: sub for an
-// offset computed from two parameters, {{sub .Params.period_seconds .Params.lead_seconds}}.
-var queryFuncs = template.FuncMap{"sub": func(a, b int64) int64 { return a - b }}
+// offset computed from two parameters, {{sub .Params.period_seconds .Params.lead_seconds}},
+// and div for a part of one, {{div .Params.window_seconds 4}} (whole seconds, rounded down).
+var queryFuncs = template.FuncMap{
+	"sub": func(a, b int64) int64 { return a - b },
+	"div": func(a, b int64) (int64, error) {
+		if b == 0 {
+			return 0, errors.New("div by zero")
+		}
+		return a / b, nil
+	},
+}
 
 // Sentinels rendered into a template at start-up to check it uses every placeholder a
 // correct query needs.

@@ -38,10 +38,26 @@ func between(samples []Sample, from, to time.Time) []Sample {
 }
 
 // Trend is a least-squares line through the samples of the window before now, evaluated
-// at now + lead: Prometheus' predict_linear(demand[window], lead). It needs two samples at
-// different times, else it knows nothing.
+// at now + lead (Prometheus' predict_linear(demand[window], lead)), that stops rising where
+// the demand did: it is at most the larger of the line through the window's last quarter
+// and the last sample. At the top of a ramp the window's line still rises with the ramp
+// behind it while the last quarter is flat; at the start of a ramp the last quarter rises
+// faster, and the window's line stands. The adapter's trend metric computes the same in
+// PromQL. Fewer than two samples at different times in the window: no forecast; in its
+// last quarter: the window's line alone.
 func Trend(samples []Sample, now time.Time, window, lead time.Duration) Value {
 	in := between(samples, now.Add(-window), now)
+	long := line(in, now, lead)
+	recent := line(between(in, now.Add(-window/4), now), now, lead)
+	if !long.Known || !recent.Known {
+		return long
+	}
+	ceiling := max(in[len(in)-1].Value, recent.Demand)
+	return Value{Demand: min(long.Demand, ceiling), Known: true}
+}
+
+// line is the least-squares line through samples, evaluated at now + lead.
+func line(in []Sample, now time.Time, lead time.Duration) Value {
 	if len(in) < 2 {
 		return Value{}
 	}

@@ -34,6 +34,8 @@ func TestTrend(t *testing.T) {
 		{"only the window counts", append(series(10*time.Minute, time.Minute, func(float64) float64 { return 1000 }),
 			series(time.Hour, time.Minute, func(m float64) float64 { return 50 })[20:]...), time.Hour, 20 * time.Minute, time.Hour, Value{Demand: 50, Known: true}},
 		{"falling demand forecasts below zero, for the guard to reject", series(time.Hour, time.Minute, func(m float64) float64 { return 60 - m }), time.Hour, time.Hour, time.Hour, Value{Demand: -60, Known: true}},
+		{"a ramp that stopped: the line stops with it", series(time.Hour, time.Minute, func(m float64) float64 { return 100 + 2*min(m, 40) }),
+			time.Hour, 30 * time.Minute, 15 * time.Minute, Value{Demand: 180, Known: true}},
 		{"one sample is no trend", line[:1], 0, time.Hour, time.Minute, Value{}},
 		{"no samples in the window", line, 2 * time.Hour, 30 * time.Minute, time.Minute, Value{}},
 		{"no samples at all", nil, 0, time.Hour, time.Minute, Value{}},
@@ -45,6 +47,25 @@ func TestTrend(t *testing.T) {
 			assert.InDelta(t, c.want.Demand, got.Demand, 1e-6)
 		})
 	}
+}
+
+// Where the window's line rises faster than its last quarter's (the top of a ramp), the
+// trend is capped; elsewhere it is the window's line, the least-squares line
+// predict_linear draws.
+func TestTrendCapsOnlyARiseTheLastQuarterDoesNotShow(t *testing.T) {
+	now, window, lead := t0.Add(time.Hour), 40*time.Minute, 10*time.Minute
+	plain := func(samples []Sample) Value { return line(between(samples, now.Add(-window), now), now, lead) }
+
+	speedsUp := series(time.Hour, time.Minute, func(m float64) float64 { return 100 + 2*max(0, m-40) })
+	got := Trend(speedsUp, now, window, lead)
+	assert.Equal(t, plain(speedsUp), got, "a ramp that speeds up: the window's line")
+	assert.Less(t, got.Demand, line(between(speedsUp, now.Add(-window/4), now), now, lead).Demand, "below the last quarter's")
+
+	// Samples every 10 minutes, the last alone in the window's last quarter.
+	sparse := append(series(40*time.Minute, 10*time.Minute, func(m float64) float64 { return 100 + m }), Sample{At: now, Value: 100})
+	got = Trend(sparse, now, window, lead)
+	assert.Equal(t, plain(sparse), got, "one sample in the last quarter: the window's line alone")
+	assert.True(t, got.Known)
 }
 
 func TestSeasonal(t *testing.T) {

@@ -155,7 +155,8 @@ type ForecastType string
 
 const (
 	// TrendForecast continues the line through the demand of the last trend.windowSeconds
-	// over the lead time (Prometheus' predict_linear).
+	// over the lead time (Prometheus' predict_linear), no higher than the line through the
+	// window's last quarter or the demand now: it stops rising where the demand did.
 	TrendForecast ForecastType = "Trend"
 	// SeasonalForecast is the largest demand one seasonal.periodSeconds ago over the lead
 	// time to come.
