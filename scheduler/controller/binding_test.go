@@ -101,3 +101,53 @@ func TestBindThroughTheBindingSubresourceConflictsOnAChangedShoot(t *testing.T) 
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(shoot), got))
 	assert.Nil(t, got.Spec.SeedName)
 }
+
+// In a busy garden the cache runs behind, and what changes a pending shoot is mostly its
+// finalizers and status: the decision still holds, and the binding carries the live
+// resourceVersion. A change of the spec (a new generation) still conflicts.
+func TestBindThroughTheBindingSubresourceOnAShootChangedWhereNoDecisionLooks(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name     string
+		change   func(*gardencorev1beta1.Shoot)
+		conflict bool
+	}{
+		{"a finalizer and the status", func(s *gardencorev1beta1.Shoot) {
+			s.Finalizers = append(s.Finalizers, "gardener")
+			s.Status.LastOperation = &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStatePending}
+		}, false},
+		{"the spec, in a new generation", func(s *gardencorev1beta1.Shoot) {
+			s.Spec.Region = "europe-west4"
+			s.Generation++
+		}, true},
+		{"the annotations", func(s *gardencorev1beta1.Shoot) {
+			s.Annotations = map[string]string{"gardener.cloud/operation": "reconcile"}
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shoot := builders.MakeShoot("garden-tenant", "web").Obj()
+			shoot.Generation = 1
+			var updates []*unstructured.Unstructured
+			cl := bindingClient(t, shoot, &updates)
+			decided := &gardencorev1beta1.Shoot{}
+			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), decided))
+			changed := decided.DeepCopy()
+			c.change(changed)
+			require.NoError(t, cl.Update(ctx, changed))
+
+			r := &Reconciler{Client: cl, Config: &config.SchedulerConfiguration{Binding: config.SubresourceBinding}}
+			err := r.bind(ctx, decided, "seed-a")
+			got := &gardencorev1beta1.Shoot{}
+			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), got))
+			if c.conflict {
+				assert.True(t, apierrors.IsConflict(err), "got %v", err)
+				assert.Nil(t, got.Spec.SeedName)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "seed-a", ptr.Deref(got.Spec.SeedName, ""))
+			assert.Equal(t, []string{"gardener"}, got.Finalizers, "the binding keeps what changed since the decision")
+			assert.Equal(t, got.ResourceVersion, decided.ResourceVersion)
+		})
+	}
+}

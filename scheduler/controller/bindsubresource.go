@@ -2,6 +2,9 @@ package controller
 
 import (
 	"context"
+	"maps"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,15 +18,22 @@ import (
 // serves: it refuses spec.seedName set by patching the shoot and takes it only through an
 // update of shoots/binding, whose body is the whole shoot with nothing else changed. The
 // shoot is read live and whole (unstructured: the scheduler's Shoot type holds only the
-// fields it needs, and an update with it would drop the others), and the update carries
-// the resourceVersion the decision was made on, so a shoot changed since is a conflict.
+// fields it needs, and an update with it would drop the others).
+//
+// The update carries the resourceVersion the decision was made on, so that a shoot changed
+// since is a conflict, unless the live shoot differs from the decided one only where no
+// decision looks (placeLive): then it carries the live one. In a busy garden the cache runs
+// behind, and most changes to a pending shoot are its finalizers and status; refusing those
+// would leave it pending until the cache caught up.
 func (r *Reconciler) bindSubresource(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
 	live := &unstructured.Unstructured{}
 	live.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(shoot), live); err != nil {
 		return err
 	}
-	live.SetResourceVersion(shoot.ResourceVersion)
+	if !placeLive(shoot, live) {
+		live.SetResourceVersion(shoot.ResourceVersion)
+	}
 	if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
 		return err
 	}
@@ -33,4 +43,19 @@ func (r *Reconciler) bindSubresource(ctx context.Context, shoot *gardencorev1bet
 	shoot.ResourceVersion = live.GetResourceVersion()
 	shoot.Spec.SeedName = &seed
 	return nil
+}
+
+// placeLive reports whether the decision made on the decided shoot holds for the live one:
+// the same spec (gardener-apiserver raises the generation with every change of it, and
+// with the operation annotations), labels, annotations and owners, still unbound and not
+// being deleted. Finalizers, status and managed fields may differ.
+func placeLive(decided *gardencorev1beta1.Shoot, live *unstructured.Unstructured) bool {
+	bound, _, _ := unstructured.NestedString(live.Object, "spec", "seedName")
+	return bound == "" &&
+		live.GetDeletionTimestamp() == nil &&
+		live.GetUID() == decided.UID &&
+		live.GetGeneration() == decided.Generation &&
+		maps.Equal(live.GetLabels(), decided.Labels) &&
+		maps.Equal(live.GetAnnotations(), decided.Annotations) &&
+		equality.Semantic.DeepEqual(live.GetOwnerReferences(), decided.OwnerReferences)
 }
