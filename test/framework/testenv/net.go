@@ -2,13 +2,14 @@ package testenv
 
 import (
 	"net"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// FreePort returns a loopback port nothing listens on, the kernel's pick, for a server that
-// binds it a moment later.
+// FreePort returns a loopback port nothing listens on, the kernel's pick (so that tests
+// running at the same time do not collide), for a server that binds it a moment later.
 func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -18,24 +19,16 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// FreeLoopbackAddr returns a loopback address, host:port, that nothing listens on: a test's
-// server binds it a moment later. The port is the kernel's pick, so tests running at the
-// same time do not collide.
-func FreeLoopbackAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
-
-// FreeLoopbackPort is the port of FreeLoopbackAddr.
+// FreeLoopbackPort is FreePort for a test, which fails when there is none.
 func FreeLoopbackPort(t testing.TB) int {
 	t.Helper()
-	_, port, err := net.SplitHostPort(FreeLoopbackAddr(t))
+	port, err := FreePort()
 	require.NoError(t, err)
-	p, err := net.LookupPort("tcp", port)
-	require.NoError(t, err)
-	return p
+	return port
+}
+
+// FreeLoopbackAddr is FreeLoopbackPort as host:port on 127.0.0.1.
+func FreeLoopbackAddr(t testing.TB) string {
+	t.Helper()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(FreeLoopbackPort(t)))
 }
