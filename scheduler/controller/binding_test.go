@@ -151,3 +151,54 @@ func TestBindThroughTheBindingSubresourceOnAShootChangedWhereNoDecisionLooks(t *
 		})
 	}
 }
+
+// gardener-controller-manager adds its finalizer to every new shoot, often between the
+// scheduler's read of the live shoot and its binding: the binding reads again and binds, as
+// long as the decision still holds; a change of the spec in that moment stays a conflict.
+func TestBindThroughTheBindingSubresourceReadsAgainAfterARacingWrite(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name     string
+		race     func(*gardencorev1beta1.Shoot)
+		conflict bool
+	}{
+		{"a finalizer", func(s *gardencorev1beta1.Shoot) { s.Finalizers = append(s.Finalizers, "gardener") }, false},
+		{"the spec", func(s *gardencorev1beta1.Shoot) { s.Spec.Region = "europe-west4"; s.Generation++ }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shoot := builders.MakeShoot("garden-tenant", "web").Obj()
+			shoot.Generation = 1
+			var updates []*unstructured.Unstructured
+			base := bindingClient(t, shoot, &updates)
+			raced := false
+			cl := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+				SubResourceUpdate: func(ctx context.Context, cl client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+					if !raced {
+						raced = true
+						other := &gardencorev1beta1.Shoot{}
+						require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(obj), other))
+						c.race(other)
+						require.NoError(t, cl.Update(ctx, other))
+					}
+					return cl.SubResource(sub).Update(ctx, obj, opts...)
+				},
+			})
+			decided := &gardencorev1beta1.Shoot{}
+			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), decided))
+
+			r := &Reconciler{Client: cl, Config: &config.SchedulerConfiguration{Binding: config.SubresourceBinding}}
+			err := r.bind(ctx, decided, "seed-a")
+			got := &gardencorev1beta1.Shoot{}
+			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), got))
+			if c.conflict {
+				assert.True(t, apierrors.IsConflict(err), "got %v", err)
+				assert.Nil(t, got.Spec.SeedName)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "seed-a", ptr.Deref(got.Spec.SeedName, ""))
+			assert.Equal(t, []string{"gardener"}, got.Finalizers)
+			assert.Len(t, updates, 2, "one binding refused, one taken")
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,27 +24,41 @@ import (
 // The update carries the resourceVersion the decision was made on, so that a shoot changed
 // since is a conflict, unless the live shoot differs from the decided one only where no
 // decision looks (placeLive): then it carries the live one. In a busy garden the cache runs
-// behind, and most changes to a pending shoot are its finalizers and status; refusing those
-// would leave it pending until the cache caught up.
+// behind, and most changes to a pending shoot are its finalizers and status;
+// gardener-controller-manager adds its finalizer to every new shoot, often between the read
+// and the update. Refusing those would leave the shoot pending until the cache caught up,
+// so a conflict on a shoot the decision still holds for reads again, up to bindAttempts
+// times.
 func (r *Reconciler) bindSubresource(ctx context.Context, shoot *gardencorev1beta1.Shoot, seed string) error {
-	live := &unstructured.Unstructured{}
-	live.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(shoot), live); err != nil {
-		return err
+	var err error
+	for range bindAttempts {
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(gardencorev1beta1.GroupVersion.WithKind("Shoot"))
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(shoot), live); err != nil {
+			return err
+		}
+		holds := placeLive(shoot, live)
+		if !holds {
+			live.SetResourceVersion(shoot.ResourceVersion)
+		}
+		if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
+			return err
+		}
+		err = r.Client.SubResource("binding").Update(ctx, live)
+		if err == nil {
+			shoot.ResourceVersion = live.GetResourceVersion()
+			shoot.Spec.SeedName = &seed
+			return nil
+		}
+		if !holds || !apierrors.IsConflict(err) {
+			return err
+		}
 	}
-	if !placeLive(shoot, live) {
-		live.SetResourceVersion(shoot.ResourceVersion)
-	}
-	if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
-		return err
-	}
-	if err := r.Client.SubResource("binding").Update(ctx, live); err != nil {
-		return err
-	}
-	shoot.ResourceVersion = live.GetResourceVersion()
-	shoot.Spec.SeedName = &seed
-	return nil
+	return err
 }
+
+// bindAttempts bounds the reads and bindings of one shoot the decision still holds for.
+const bindAttempts = 3
 
 // placeLive reports whether the decision made on the decided shoot holds for the live one:
 // the same spec (gardener-apiserver raises the generation with every change of it, and
