@@ -244,6 +244,9 @@ FLEET_DURATION ?= 80m
 GARDENER ?=
 # With GARDENER=1: who binds the tenants, gardener-scheduler (empty) or seedscaler.
 FLEET_SCHEDULER ?=
+# Simulated seconds per wall second; empty for the profile's 120. A garden on 2 cores keeps
+# up with the tenants' churn only at a lower speed.
+FLEET_SPEED ?=
 
 .PHONY: bench-fleet
 bench-fleet: build bench-harness ## Measure every process of the stack on a fleet of FLEET_SEEDS seeds (report/<timestamp>/fleet.csv); GARDENER=1 in a Gardener garden.
@@ -251,7 +254,8 @@ bench-fleet: build bench-harness ## Measure every process of the stack on a flee
 	@# The parts run as the image's build (no development packages), as deployed.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/seedscaler-parts ./cmd/seedscaler
 	$(TEST_ENV) bin/seedscaler-dev local --profile fleet --fleet-seeds $(FLEET_SEEDS) --duration $(FLEET_DURATION) \
-	  --parts-binary bin/seedscaler-parts $(if $(GARDENER),--gardener $(if $(FLEET_SCHEDULER),--fleet-scheduler=$(FLEET_SCHEDULER)))
+	  --parts-binary bin/seedscaler-parts $(if $(FLEET_SPEED),--speed $(FLEET_SPEED)) \
+	  $(if $(GARDENER),--gardener $(if $(FLEET_SCHEDULER),--fleet-scheduler=$(FLEET_SCHEDULER)))
 
 # A demand trace to replay instead of the built-in week: `make bench-autoscaling TRACE=file.csv`
 # (columns minute,shoots).

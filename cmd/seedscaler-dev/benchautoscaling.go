@@ -102,6 +102,7 @@ docs/autoscaler.md ("Scale ahead") describes the model.`,
 	f.DurationVar(&cfg.Provisioning, "provisioning", cfg.Provisioning, "How long a new seed takes to accept shoots.")
 	f.IntVar(&cfg.AllocatablePerSeed, "allocatable", cfg.AllocatablePerSeed, "Shoots a seed takes.")
 	f.DurationVar(&cfg.Lead, "lead", cfg.Lead, "How far ahead the forecasts look.")
+	f.DurationVar(&cfg.TrendWindow, "trend-window", cfg.TrendWindow, "The trend's window (spec.scaleAhead.trend.windowSeconds).")
 	f.DurationVar(&cfg.SyncPeriod, "sync-period", cfg.SyncPeriod, "The autoscaler's sync period.")
 	f.DurationVar(&cfg.ScrapeInterval, "scrape-interval", cfg.ScrapeInterval, "Prometheus' scrape interval.")
 	f.DurationVar(&cfg.CacheTTL, "cache-ttl", cfg.CacheTTL, "The adapter's value cache.")

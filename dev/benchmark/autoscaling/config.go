@@ -123,6 +123,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("the provisioning time is %s; it must not be negative", c.Provisioning)
 	case c.SyncPeriod <= 0 || c.ScrapeInterval <= 0:
 		return fmt.Errorf("the sync period (%s) and the scrape interval (%s) must be positive", c.SyncPeriod, c.ScrapeInterval)
+	case c.TrendWindow < time.Minute:
+		return fmt.Errorf("the trend window is %s; it must be at least 1m, as spec.scaleAhead.trend.windowSeconds", c.TrendWindow)
 	case c.SyncPhase < 0 || c.CacheTTL < 0 || c.Lead < 0:
 		return fmt.Errorf("the sync phase (%s), cache TTL (%s) and lead time (%s) must not be negative", c.SyncPhase, c.CacheTTL, c.Lead)
 	case c.Deletion != DeleteNewest && c.Deletion != DeleteRandom:
