@@ -135,19 +135,10 @@ func TestBindThroughTheBindingSubresourceOnAShootChangedWhereNoDecisionLooks(t *
 			c.change(changed)
 			require.NoError(t, cl.Update(ctx, changed))
 
-			r := &Reconciler{Client: cl, Config: &config.SchedulerConfiguration{Binding: config.SubresourceBinding}}
-			err := r.bind(ctx, decided, "seed-a")
-			got := &gardencorev1beta1.Shoot{}
-			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), got))
-			if c.conflict {
-				assert.True(t, apierrors.IsConflict(err), "got %v", err)
-				assert.Nil(t, got.Spec.SeedName)
-				return
+			if got := bindOrConflict(t, cl, decided, c.conflict); got != nil {
+				assert.Equal(t, []string{"gardener"}, got.Finalizers, "the binding keeps what changed since the decision")
+				assert.Equal(t, got.ResourceVersion, decided.ResourceVersion)
 			}
-			require.NoError(t, err)
-			assert.Equal(t, "seed-a", ptr.Deref(got.Spec.SeedName, ""))
-			assert.Equal(t, []string{"gardener"}, got.Finalizers, "the binding keeps what changed since the decision")
-			assert.Equal(t, got.ResourceVersion, decided.ResourceVersion)
 		})
 	}
 }
@@ -186,19 +177,30 @@ func TestBindThroughTheBindingSubresourceReadsAgainAfterARacingWrite(t *testing.
 			decided := &gardencorev1beta1.Shoot{}
 			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), decided))
 
-			r := &Reconciler{Client: cl, Config: &config.SchedulerConfiguration{Binding: config.SubresourceBinding}}
-			err := r.bind(ctx, decided, "seed-a")
-			got := &gardencorev1beta1.Shoot{}
-			require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(shoot), got))
-			if c.conflict {
-				assert.True(t, apierrors.IsConflict(err), "got %v", err)
-				assert.Nil(t, got.Spec.SeedName)
-				return
+			if got := bindOrConflict(t, cl, decided, c.conflict); got != nil {
+				assert.Equal(t, []string{"gardener"}, got.Finalizers)
+				assert.Len(t, updates, 2, "one binding refused, one taken")
 			}
-			require.NoError(t, err)
-			assert.Equal(t, "seed-a", ptr.Deref(got.Spec.SeedName, ""))
-			assert.Equal(t, []string{"gardener"}, got.Finalizers)
-			assert.Len(t, updates, 2, "one binding refused, one taken")
 		})
 	}
+}
+
+// bindOrConflict binds the decided shoot to seed-a through shoots/binding and checks the
+// outcome: a conflict that leaves the shoot unbound when conflict is true (then nil), else
+// the shoot bound, which it returns as stored.
+func bindOrConflict(t *testing.T, cl client.Client, decided *gardencorev1beta1.Shoot, conflict bool) *gardencorev1beta1.Shoot {
+	t.Helper()
+	ctx := context.Background()
+	r := &Reconciler{Client: cl, Config: &config.SchedulerConfiguration{Binding: config.SubresourceBinding}}
+	err := r.bind(ctx, decided, "seed-a")
+	got := &gardencorev1beta1.Shoot{}
+	require.NoError(t, cl.Get(ctx, client.ObjectKeyFromObject(decided), got))
+	if conflict {
+		assert.True(t, apierrors.IsConflict(err), "got %v", err)
+		assert.Nil(t, got.Spec.SeedName)
+		return nil
+	}
+	require.NoError(t, err)
+	assert.Equal(t, "seed-a", ptr.Deref(got.Spec.SeedName, ""))
+	return got
 }

@@ -146,7 +146,13 @@ func TestSchedulerWebhookSeesOnlyBindingsAndOnlyOperatorsForce(t *testing.T) {
 		"an edit that keeps the seed must not reach the webhook")
 
 	// The force annotation: a tenant may not plant it for a later binding; an operator may.
+	// The admission policy takes effect a moment after its binding is created, as the
+	// webhook does: wait until a dry run of the tenant's patch meets it, so that no real
+	// patch plants the annotation before.
 	force := []byte(`{"metadata":{"annotations":{"` + admission.AnnotationForceBinding + `":"evacuation"}}}`)
+	require.Eventually(t, func() bool {
+		return tenant.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", force), client.DryRunAll) != nil
+	}, 30*time.Second, 200*time.Millisecond, "the admission policy never refused the tenant's force annotation")
 	err = tenant.Patch(ctx, shoot, client.RawPatch("application/merge-patch+json", force))
 	require.Error(t, err)
 	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "want a refusal, got %v", err)
