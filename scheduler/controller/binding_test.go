@@ -112,10 +112,14 @@ func TestBindThroughTheBindingSubresourceOnAShootChangedWhereNoDecisionLooks(t *
 		change   func(*gardencorev1beta1.Shoot)
 		conflict bool
 	}{
-		{"a finalizer and the status", func(s *gardencorev1beta1.Shoot) {
+		{"a finalizer, the status and the status label", func(s *gardencorev1beta1.Shoot) {
 			s.Finalizers = append(s.Finalizers, "gardener")
 			s.Status.LastOperation = &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStatePending}
+			s.Labels = map[string]string{"shoot.gardener.cloud/status": "progressing"}
 		}, false},
+		{"another label", func(s *gardencorev1beta1.Shoot) {
+			s.Labels = map[string]string{"team": "payments"}
+		}, true},
 		{"the spec, in a new generation", func(s *gardencorev1beta1.Shoot) {
 			s.Spec.Region = "europe-west4"
 			s.Generation++

@@ -63,14 +63,28 @@ const bindAttempts = 3
 // placeLive reports whether the decision made on the decided shoot holds for the live one:
 // the same spec (gardener-apiserver raises the generation with every change of it, and
 // with the operation annotations), labels, annotations and owners, still unbound and not
-// being deleted. Finalizers, status and managed fields may differ.
+// being deleted. Finalizers, status, managed fields and Gardener's status label may differ.
 func placeLive(decided *gardencorev1beta1.Shoot, live *unstructured.Unstructured) bool {
 	bound, _, _ := unstructured.NestedString(live.Object, "spec", "seedName")
 	return bound == "" &&
 		live.GetDeletionTimestamp() == nil &&
 		live.GetUID() == decided.UID &&
 		live.GetGeneration() == decided.Generation &&
-		maps.Equal(live.GetLabels(), decided.Labels) &&
+		maps.Equal(withoutStatusLabel(live.GetLabels()), withoutStatusLabel(decided.Labels)) &&
 		maps.Equal(live.GetAnnotations(), decided.Annotations) &&
 		equality.Semantic.DeepEqual(live.GetOwnerReferences(), decided.OwnerReferences)
+}
+
+// labelShootStatus is the label gardener-controller-manager keeps on every shoot, new ones
+// included, from its status (healthy, progressing, unhealthy); no decision reads it.
+const labelShootStatus = "shoot.gardener.cloud/status"
+
+// withoutStatusLabel is labels without labelShootStatus.
+func withoutStatusLabel(labels map[string]string) map[string]string {
+	if _, ok := labels[labelShootStatus]; !ok {
+		return labels
+	}
+	out := maps.Clone(labels)
+	delete(out, labelShootStatus)
+	return out
 }
