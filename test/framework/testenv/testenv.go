@@ -59,12 +59,15 @@ type Environment struct {
 	FrontProxyCA *pki.CA
 
 	env *envtest.Environment
+	// frontProxyDir holds the front proxy's certificates with Options.Aggregation; Stop
+	// removes it.
+	frontProxyDir string
 	// restarted are the processes Crash started again.
 	restarted []restarted
 }
 
 // Start starts etcd and the kube-apiserver and installs the CRDs. Stop it with Stop.
-func Start(opts Options) (*Environment, error) {
+func Start(opts Options) (_ *Environment, err error) {
 	assets := os.Getenv(AssetsEnv)
 	if assets == "" {
 		return nil, ErrNoAssets
@@ -90,6 +93,11 @@ func Start(opts Options) (*Environment, error) {
 	}
 
 	e := &Environment{Scheme: scheme.New()}
+	defer func() {
+		if err != nil && e.frontProxyDir != "" {
+			_ = os.RemoveAll(e.frontProxyDir)
+		}
+	}()
 	e.env = &envtest.Environment{
 		CRDDirectoryPaths:     crdDirs,
 		ErrorIfCRDPathMissing: true,
@@ -103,6 +111,7 @@ func Start(opts Options) (*Environment, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.frontProxyDir = certDir
 		ca, err := pki.NewCA("front-proxy-ca")
 		if err != nil {
 			return nil, err
@@ -155,10 +164,14 @@ func (e *Environment) EtcdURL() string {
 	return e.env.ControlPlane.Etcd.URL.String()
 }
 
-// Stop stops the kube-apiserver and etcd.
+// Stop stops the kube-apiserver and etcd, and removes the front proxy's certificates.
 func (e *Environment) Stop() error {
 	e.stopRestarted()
-	return e.env.Stop()
+	err := e.env.Stop()
+	if e.frontProxyDir != "" {
+		err = errors.Join(err, os.RemoveAll(e.frontProxyDir))
+	}
+	return err
 }
 
 // AddUser adds a user authenticated by a client certificate and returns its rest config.
