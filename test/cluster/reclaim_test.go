@@ -19,10 +19,8 @@ import (
 
 // The suite's node comes up on a machine a crashed run left changed: a run killed before
 // its tear-down leaves its bridge, its guards and its state directory (which names the
-// bridge, one guard and a kubelet long gone), and a run whose state this process cannot
-// see leaves a guard nothing records. The node's Up must reclaim all of it.
-const crashedGuardComment = "seedscaler-cluster guard"
-
+// bridge and a kubelet long gone), and a run whose state this process cannot see leaves
+// guards as well. The node's Up must reclaim all of it.
 var (
 	crashedDir    string
 	crashedGuards = [][]string{
@@ -45,7 +43,6 @@ func plantCrashedRun(dir string) error {
 	state, err := json.Marshal(map[string]any{
 		"processes": []map[string]any{{"name": "kubelet", "pid": gone.Process.Pid, "startTicks": 1}},
 		"bridge":    true,
-		"guards":    crashedGuards[:1],
 	})
 	if err != nil {
 		return err
@@ -60,7 +57,7 @@ func plantCrashedRun(dir string) error {
 		return fmt.Errorf("ip link add %s: %v: %s", cluster.Bridge, err, out)
 	}
 	for _, g := range crashedGuards {
-		args := append([]string{"-w", "-t", g[0], "-I", g[1], "1"}, append(g[2:], "-m", "comment", "--comment", crashedGuardComment)...)
+		args := append([]string{"-w", "-t", g[0], "-I", g[1], "1"}, append(g[2:], "-m", "comment", "--comment", cluster.GuardComment)...)
 		if out, err := exec.Command("iptables", args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("iptables %s: %v: %s", strings.Join(args, " "), err, out)
 		}

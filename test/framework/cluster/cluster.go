@@ -6,8 +6,9 @@
 // cluster reaches past this machine.
 //
 // Up records every process it starts and every change it makes to the machine (sysctls, a
-// bridge, iptables guards) in <dir>/state.json as it goes; Down undoes exactly that, also
-// after an Up that failed half-way or ran in another process.
+// bridge) in <dir>/state.json as it goes, and marks the iptables guards it inserts with
+// GuardComment; Down undoes exactly that, also after an Up that failed half-way or ran in
+// another process.
 package cluster
 
 import (

@@ -98,19 +98,44 @@ func (c *Cluster) insertGuards() error {
 		{"filter", "INPUT", "-i", ext, "-p", "tcp", "-m", "multiport", "--dports", "6443,10248:10259,12379,12380", "-j", "DROP"},
 	}
 	for _, g := range guards {
-		args := append([]string{"-w", "-t", g[0], "-I", g[1], "1"}, append(g[2:], "-m", "comment", "--comment", guardComment)...)
+		args := append([]string{"-w", "-t", g[0], "-I", g[1], "1"}, append(g[2:], "-m", "comment", "--comment", GuardComment)...)
 		if _, err := run("iptables", args...); err != nil {
-			return err
-		}
-		c.state.Guards = append(c.state.Guards, g)
-		if err := c.save(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-const guardComment = "seedscaler-cluster guard"
+// GuardComment marks the iptables rules insertGuards inserts: Down, and an Up after a
+// crashed run, find and remove them by it (guardDeletes).
+const GuardComment = "seedscaler-cluster guard"
+
+// guardDeletes returns the iptables arguments that delete every guard on the machine.
+func guardDeletes() ([][]string, error) {
+	var deletes [][]string
+	for _, table := range iptablesTables {
+		out, err := run("iptables", "-w", "-t", table, "-S")
+		if err != nil {
+			return nil, err
+		}
+		deletes = append(deletes, guardRules(table, out)...)
+	}
+	return deletes, nil
+}
+
+// guardRules returns, for the rules `iptables -t table -S` printed, the iptables arguments
+// that delete the guards among them (the rules carrying GuardComment).
+func guardRules(table, rules string) [][]string {
+	var deletes [][]string
+	for _, line := range strings.Split(rules, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "-A" || !strings.Contains(line, `"`+GuardComment+`"`) {
+			continue
+		}
+		deletes = append(deletes, append([]string{"-w", "-t", table, "-D"}, unquote(f[1:])...))
+	}
+	return deletes
+}
 
 var iptablesTables = []string{"filter", "nat", "mangle"}
 
@@ -205,12 +230,13 @@ func tearDownNetwork(st *state, report func(string, error)) {
 			}
 		}
 	}
-	for i := len(st.Guards) - 1; i >= 0; i-- {
-		g := st.Guards[i]
-		args := append([]string{"-w", "-t", g[0], "-D", g[1]}, append(g[2:], "-m", "comment", "--comment", guardComment)...)
-		if _, err := run("iptables", args...); err != nil && !strings.Contains(err.Error(), "does a matching rule exist") &&
-			!strings.Contains(err.Error(), "Bad rule") {
-			report("removing a guard", err)
+	if guards, err := guardDeletes(); err != nil {
+		report("listing the guards", err)
+	} else {
+		for _, g := range guards {
+			if _, err := run("iptables", g...); err != nil {
+				report("removing a guard", err)
+			}
 		}
 	}
 	if st.Bridge {

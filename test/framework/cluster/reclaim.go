@@ -73,13 +73,9 @@ func (c *Cluster) reclaimCrashed() error {
 
 	_, bridgeErr := net.InterfaceByName(Bridge)
 	bridge := bridgeErr == nil
-	var guards [][]string
-	for _, table := range []string{"mangle", "filter"} {
-		out, err := run("iptables", "-w", "-t", table, "-S")
-		if err != nil {
-			return err
-		}
-		guards = append(guards, guardRules(table, out)...)
+	guards, err := guardDeletes()
+	if err != nil {
+		return err
 	}
 	if !bridge && len(guards) == 0 {
 		return nil
@@ -99,20 +95,6 @@ func (c *Cluster) reclaimCrashed() error {
 		}
 	}
 	return nil
-}
-
-// guardRules returns, for the rules `iptables -t table -S` printed, the iptables arguments
-// that delete the guards among them (the rules carrying the guards' comment).
-func guardRules(table, rules string) [][]string {
-	var deletes [][]string
-	for _, line := range strings.Split(rules, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 || f[0] != "-A" || !strings.Contains(line, `"`+guardComment+`"`) {
-			continue
-		}
-		deletes = append(deletes, append([]string{"-w", "-t", table, "-D"}, unquote(f[1:])...))
-	}
-	return deletes
 }
 
 // aliveProcesses names the recorded processes that still run.

@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// state is what Up changed on this machine, written to <dir>/state.json after every change,
+// state is what Up changed on this machine (the guards it inserted are known by
+// GuardComment instead), written to <dir>/state.json after every change,
 // so that Down undoes exactly that, even after an Up that failed half-way or a process that
 // ran Up and exited (`make cluster-up`).
 type state struct {
@@ -25,8 +26,6 @@ type state struct {
 	Sysctls map[string]string `json:"sysctls,omitempty"`
 	// Bridge is true once Up created the node's bridge.
 	Bridge bool `json:"bridge,omitempty"`
-	// Guards are the iptables rules Up inserted: table, chain, then the rule's arguments.
-	Guards [][]string `json:"guards,omitempty"`
 	// ChainsBefore lists, per iptables table, the chains that existed before Up: Down removes
 	// only the KUBE-* and CNI-* chains that were not there.
 	ChainsBefore map[string][]string `json:"chainsBefore,omitempty"`
