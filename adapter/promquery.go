@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	jsoniter "github.com/json-iterator/go"
 	promapi "github.com/prometheus/client_golang/api"
@@ -150,6 +151,15 @@ func decodeVector(body []byte, keep []string) ([]promSample, error) {
 	}
 	if !valued {
 		return nil, errors.New("a sample without a value")
+	}
+	// JSON is UTF-8, and so is every label value Prometheus stores: bytes that are not are
+	// no answer of Prometheus, and would name an object that does not exist.
+	for _, s := range samples {
+		for i, v := range s.group {
+			if !utf8.ValidString(v) {
+				return nil, fmt.Errorf("label %s of a sample is not valid UTF-8 (%q): not an answer of Prometheus", keep[i], v)
+			}
+		}
 	}
 	return samples, nil
 }
