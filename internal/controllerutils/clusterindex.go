@@ -34,7 +34,7 @@ func AddClusterIndex[T client.Object](ctx context.Context, informers cache.Infor
 		return nil, fmt.Errorf("the %T informer (%T) has no indexer for index %s", obj, informer, name)
 	}
 	err = informer.AddIndexers(toolscache.Indexers{name: func(cached any) ([]string, error) {
-		if o, ok := cached.(T); ok {
+		if o, ok := Expand(cached).(T); ok {
 			return values(o), nil
 		}
 		return nil, nil
@@ -46,7 +46,8 @@ func AddClusterIndex[T client.Object](ctx context.Context, informers cache.Infor
 }
 
 // List returns the cached objects indexed under value, sorted by namespace and name. They
-// are the cache's own objects: read them, never change them (copy first).
+// are the cache's own objects, or new ones where the cache keeps Compact records: read
+// them, never change them (copy first).
 func (i *ClusterIndex[T]) List(value string) ([]T, error) {
 	keys, err := i.indexer.IndexKeys(i.name, value)
 	if err != nil {
@@ -59,7 +60,7 @@ func (i *ClusterIndex[T]) List(value string) ([]T, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s from the cache: %w", key, err)
 		}
-		if o, ok := obj.(T); exists && ok {
+		if o, ok := Expand(obj).(T); exists && ok {
 			out = append(out, o)
 		}
 	}

@@ -42,26 +42,36 @@ func TestClusterIndexListsAcrossNamespaces(t *testing.T) {
 		shoot("garden-b", "two", "seed-1", "seed-1"),
 		shoot("garden-a", "one", "seed-1", ""),
 	}
-	cfg, mapper := cachesize.Serve(t, cachesize.Resource{Kind: gardencorev1beta1.GroupVersion.WithKind("Shoot"), Plural: "shoots", Namespaced: true}, items)
-	c, err := cache.New(cfg, cache.Options{Scheme: scheme.New(), Mapper: mapper})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	index, err := controllerutils.AddClusterIndex(ctx, c, &gardencorev1beta1.Shoot{}, "seeds", usage.SeedNames)
-	require.NoError(t, err)
-	go func() { _ = c.Start(ctx) }()
-	require.True(t, c.WaitForCacheSync(ctx))
+	for name, withOptions := range map[string]func(*cache.Options){
+		"typed shoots": func(*cache.Options) {},
+		// The seed and set controllers' cache: tenants' shoots are records.
+		"records": func(o *cache.Options) { usage.CacheShoots(o, usage.SlimShootsOutside([]string{"garden"})) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, mapper := cachesize.Serve(t, cachesize.Resource{Kind: gardencorev1beta1.GroupVersion.WithKind("Shoot"), Plural: "shoots", Namespaced: true}, items)
+			opts := cache.Options{Scheme: scheme.New(), Mapper: mapper}
+			withOptions(&opts)
+			c, err := cache.New(cfg, opts)
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			index, err := controllerutils.AddClusterIndex(ctx, c, &gardencorev1beta1.Shoot{}, "seeds", usage.SeedNames)
+			require.NoError(t, err)
+			go func() { _ = c.Start(ctx) }()
+			require.True(t, c.WaitForCacheSync(ctx))
 
-	keys := func(seed string) []string {
-		shoots, err := index.List(seed)
-		require.NoError(t, err)
-		out := []string{}
-		for _, s := range shoots {
-			out = append(out, usage.Key(s))
-		}
-		return out
+			keys := func(seed string) []string {
+				shoots, err := index.List(seed)
+				require.NoError(t, err)
+				out := []string{}
+				for _, s := range shoots {
+					out = append(out, usage.Key(s))
+				}
+				return out
+			}
+			assert.Equal(t, []string{"garden-a/one", "garden-b/moving", "garden-b/two"}, keys("seed-1"))
+			assert.Equal(t, []string{"garden-b/moving"}, keys("seed-2"))
+			assert.Equal(t, []string{}, keys("seed-3"))
+		})
 	}
-	assert.Equal(t, []string{"garden-a/one", "garden-b/moving", "garden-b/two"}, keys("seed-1"))
-	assert.Equal(t, []string{"garden-b/moving"}, keys("seed-2"))
-	assert.Equal(t, []string{}, keys("seed-3"))
 }

@@ -4,21 +4,36 @@ import (
 	"sync"
 	"unique"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
+	"github.com/seedscaler/seedscaler/internal/controllerutils"
 )
 
-// SlimShootsOutside is the Shoot informer transform of a part that counts every shoot on
-// its seeds but reads whole shoots only where ManagedSeeds and ManagedSeedSets live: the
-// seed and set controllers. A shoot in one of namespaces is kept whole (without
-// managedFields); any other shoot, a tenant's, becomes its name, namespace, uid, resource
-// version, generation, creation and deletion time, and spec.seedName and status.seedName:
-// what SeedNames and the usage index read. At 100,000 tenant shoots that is a few hundred
-// bytes each instead of several kilobytes. With no namespaces every shoot is kept whole.
+// CacheShoots makes a cache keep Shoots through transform, which may store usage.Records
+// (Counted): the cache's informers then hand their handlers and indexes the slim Shoots
+// the records stand for (controllerutils.NewInformer). A transform that stores records
+// must be set with it.
+func CacheShoots(opts *cache.Options, transform toolscache.TransformFunc) {
+	if opts.ByObject == nil {
+		opts.ByObject = map[client.Object]cache.ByObject{}
+	}
+	opts.ByObject[&gardencorev1beta1.Shoot{}] = cache.ByObject{Transform: transform}
+	opts.NewInformer = controllerutils.NewInformer
+}
+
+// SlimShootsOutside is the Shoot informer transform (CacheShoots) of a part that counts
+// every shoot on its seeds but reads whole shoots only where ManagedSeeds and
+// ManagedSeedSets live: the seed and set controllers. A shoot in one of namespaces is kept
+// whole (without managedFields); any other shoot, a tenant's, becomes a Record of its name,
+// namespace, uid, resource version, generation, creation and deletion time, and
+// spec.seedName and status.seedName: what SeedNames and the usage index read. At 100,000
+// tenant shoots that is about 150 bytes each instead of several kilobytes. With no
+// namespaces every shoot is kept whole.
 //
 // Writes from such a cache must never start from a slim shoot: the parts that use it write
 // only the shoots of their own ManagedSeeds and sets, which are kept whole.
@@ -27,7 +42,7 @@ func SlimShootsOutside(namespaces []string) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		shoot, ok := obj.(*gardencorev1beta1.Shoot)
 		if !ok {
-			return obj, nil // a tombstone: its object was transformed when it was stored
+			return obj, nil // a tombstone or a record: its object was transformed when it was stored
 		}
 		shoot.ManagedFields = nil
 		if whole.Len() == 0 || whole.Has(shoot.Namespace) {
@@ -37,21 +52,22 @@ func SlimShootsOutside(namespaces []string) toolscache.TransformFunc {
 	}
 }
 
-// Counted is the part of a shoot that SeedNames and the usage index read, and what a cache
-// needs to tell one version from the next: name, namespace, uid, resource version,
-// generation, creation and deletion time, spec.seedName and status.seedName. The strings
-// many shoots share (API version and kind, namespace, seed names) are interned: a cache of
-// 100,000 slim shoots holds each of them once, not once per shoot.
-func Counted(shoot *gardencorev1beta1.Shoot) *gardencorev1beta1.Shoot {
-	return &gardencorev1beta1.Shoot{
-		TypeMeta: metav1.TypeMeta{APIVersion: Intern(shoot.APIVersion), Kind: Intern(shoot.Kind)},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: shoot.Name, Namespace: Intern(shoot.Namespace), UID: shoot.UID, ResourceVersion: shoot.ResourceVersion,
-			Generation: shoot.Generation, CreationTimestamp: shoot.CreationTimestamp, DeletionTimestamp: shoot.DeletionTimestamp,
-		},
-		Spec:   gardencorev1beta1.ShootSpec{SeedName: InternPointer(shoot.Spec.SeedName)},
-		Status: gardencorev1beta1.ShootStatus{SeedName: InternPointer(shoot.Status.SeedName)},
+// Counted is what SeedNames and the usage index read of a shoot, and what a cache needs to
+// tell one version from the next: name, namespace, uid, resource version, generation,
+// creation and deletion time, spec.seedName and status.seedName. It is a Record, not a
+// Shoot: a typed Shoot is a 512-byte struct however few of its fields are set, a Record
+// about 150 bytes. The strings many shoots share (namespace, seed names) are interned: a
+// cache of 100,000 records holds each of them once, not once per shoot.
+func Counted(shoot *gardencorev1beta1.Shoot) *Record {
+	r := &Record{
+		name: shoot.Name, namespace: Intern(shoot.Namespace), uid: shoot.UID, resourceVersion: shoot.ResourceVersion,
+		generation: shoot.Generation, deleted: shoot.DeletionTimestamp,
+		seed: InternPointer(shoot.Spec.SeedName), statusSeed: InternPointer(shoot.Status.SeedName),
 	}
+	if !shoot.CreationTimestamp.IsZero() {
+		r.created = shoot.CreationTimestamp.Unix()
+	}
+	return r
 }
 
 // Intern returns the one copy of s that every interned string equal to it shares: for the

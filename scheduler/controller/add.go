@@ -34,13 +34,13 @@ const Name = "seedscaler-scheduler"
 
 // CacheOptions limits the manager's ConfigMap cache to region configs in their namespace:
 // the scheduler reads no other ConfigMaps and must not hold a landscape's worth of them.
-// Bound shoots are cached slim (SlimBoundShoots).
+// Bound shoots are cached as records (SlimBoundShoots).
 func CacheOptions(cfg *config.SchedulerConfiguration) func(*manager.Options) {
 	return func(o *manager.Options) {
 		if o.Cache.ByObject == nil {
 			o.Cache.ByObject = map[client.Object]cache.ByObject{}
 		}
-		o.Cache.ByObject[&gardencorev1beta1.Shoot{}] = cache.ByObject{Transform: SlimBoundShoots}
+		usage.CacheShoots(&o.Cache, SlimBoundShoots)
 		o.Cache.ByObject[&corev1.ConfigMap{}] = cache.ByObject{
 			Label:      labels.SelectorFromSet(labels.Set{region.LabelPurpose: region.PurposeRegionConfig}),
 			Namespaces: map[string]cache.Config{cfg.RegionConfigNamespace: {}},

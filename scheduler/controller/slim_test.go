@@ -37,15 +37,17 @@ func TestSlimBoundShootsKeepsWhatCountingAndDrainingRead(t *testing.T) {
 
 	out, err := controller.SlimBoundShoots(bound)
 	require.NoError(t, err)
-	slim := out.(*gardencorev1beta1.Shoot)
+	record, ok := out.(*usage.Record)
+	require.True(t, ok, "a bound shoot is cached as a record, not a %T", out)
+	slim := record.Expand().(*gardencorev1beta1.Shoot)
 
 	assert.Equal(t, usage.SeedNames(whole), usage.SeedNames(slim), "counted on the same seeds")
 	assert.Equal(t, usage.Key(whole), usage.Key(slim))
 	assert.Equal(t, "42", slim.ResourceVersion, "a bind's patch is guarded by it")
 	assert.EqualValues(t, "uid-1", slim.UID)
 	assert.True(t, controller.Responsible(slim, "custom"))
-	set, ok := membership.SetOf(slim)
-	assert.True(t, ok, "still a replica's shoot")
+	set, isReplica := membership.SetOf(slim)
+	assert.True(t, isReplica, "still a replica's shoot")
 	assert.Equal(t, types.NamespacedName{Namespace: "garden-dev", Name: "set"}, set)
 	back, failed := drain.FailedMigration(slim)
 	assert.True(t, failed)
@@ -69,8 +71,8 @@ func TestSlimBoundShootsKeepsWhatCountingAndDrainingRead(t *testing.T) {
 	labeled := builders.MakeShoot("garden-dev", "old-0").SeedName("seed-a").Labels(seedmanagementv1alpha1.LabelManagedSeedSet, "old").Obj()
 	out, err = controller.SlimBoundShoots(labeled)
 	require.NoError(t, err)
-	set, ok = membership.SetOf(out.(*gardencorev1beta1.Shoot))
-	assert.True(t, ok, "a replica's shoot labeled by seedscaler's set controller stays one")
+	set, isReplica = membership.SetOf(out.(*usage.Record).Expand())
+	assert.True(t, isReplica, "a replica's shoot labeled by seedscaler's set controller stays one")
 	assert.Equal(t, types.NamespacedName{Namespace: "garden-dev", Name: "old"}, set)
 
 	unbound := builders.MakeShoot("garden-dev", "t-2").Provider("gcp", "europe-west1").Obj()
@@ -98,7 +100,7 @@ func TestSlimBoundShootsShareTheirLastOperation(t *testing.T) {
 		shoot.Status.LastOperation.Progress = 100
 		out, err := controller.SlimBoundShoots(shoot)
 		require.NoError(t, err)
-		return out.(*gardencorev1beta1.Shoot)
+		return out.(*usage.Record).Expand().(*gardencorev1beta1.Shoot)
 	}
 	a, b := slim("a", gardencorev1beta1.LastOperationStateSucceeded), slim("b", gardencorev1beta1.LastOperationStateSucceeded)
 	failed := slim("c", gardencorev1beta1.LastOperationStateFailed)

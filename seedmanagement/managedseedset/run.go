@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -34,7 +33,7 @@ func Run(ctx context.Context, o *Options) error {
 		CacheOptions(&opts.Cache)
 		app.CacheInNamespaces(&opts.Cache, &appsv1.ControllerRevision{}, o.SeedManagementNamespaces)
 		// Tenants' shoots only as far as the usage index reads them; the sets' own shoots whole.
-		opts.Cache.ByObject[&gardencorev1beta1.Shoot{}] = cache.ByObject{Transform: usage.SlimShootsOutside(o.SeedManagementNamespaces)}
+		usage.CacheShoots(&opts.Cache, usage.SlimShootsOutside(o.SeedManagementNamespaces))
 	})
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
@@ -37,7 +36,7 @@ func Run(ctx context.Context, o *Options) error {
 	mgr, err := o.NewManager("seed-controller", cfg, func(opts *manager.Options) {
 		opts.Cache.ByObject = seed.CacheByObject()
 		// Tenants' shoots only as far as the usage index reads them.
-		opts.Cache.ByObject[&gardencorev1beta1.Shoot{}] = cache.ByObject{Transform: usage.SlimShootsOutside(o.SeedManagementNamespaces)}
+		usage.CacheShoots(&opts.Cache, usage.SlimShootsOutside(o.SeedManagementNamespaces))
 	})
 	if err != nil {
 		return err

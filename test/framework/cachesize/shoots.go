@@ -12,7 +12,6 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardencorev1beta1 "github.com/seedscaler/seedscaler/api/core/v1beta1"
 	"github.com/seedscaler/seedscaler/internal/scheme"
@@ -70,10 +69,9 @@ func BenchmarkShootCache(b *testing.B, shoots int, transform toolscache.Transfor
 		ctx, cancel := context.WithCancel(context.Background())
 		cfg, mapper := Serve(b, Shoots, items)
 		before := LiveHeap()
-		c, err := cache.New(cfg, cache.Options{
-			Scheme: scheme.New(), Mapper: mapper,
-			ByObject: map[client.Object]cache.ByObject{&gardencorev1beta1.Shoot{}: {Transform: transform}},
-		})
+		opts := cache.Options{Scheme: scheme.New(), Mapper: mapper}
+		usage.CacheShoots(&opts, transform)
+		c, err := cache.New(cfg, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
