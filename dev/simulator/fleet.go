@@ -33,7 +33,17 @@ const (
 	FleetTargetUtilization = 70
 	// FleetSpeed plays a simulated day in 12 minutes.
 	FleetSpeed = 120
+	// FleetHeartbeat is how often, in wall-clock time, a fleet gardenlet renews its Lease,
+	// at any speed: well within the 40 s after which the garden (gardener-controller-manager,
+	// or seedscaler's seed controller) makes a silent seed's GardenletReady Unknown.
+	FleetHeartbeat = 15 * time.Second
 )
+
+// FleetHeartbeatInterval is the simulated heartbeat interval that is FleetHeartbeat of
+// wall-clock time at speed.
+func FleetHeartbeatInterval(speed float64) time.Duration {
+	return time.Duration(float64(FleetHeartbeat) * speed)
+}
 
 // fleetRegions are the fleet's regions per provider, in the order sets are placed.
 var fleetRegions = []struct {
@@ -111,8 +121,7 @@ func FleetConfiguration(seeds int) *Configuration {
 			DeleteDelay: metav1.Duration{Duration: 4 * time.Minute},
 			FailureRate: 0.001,
 		},
-		// A heartbeat every 15 wall-clock seconds at the fleet's speed.
-		Gardenlets: GardenletsConfig{HeartbeatInterval: metav1.Duration{Duration: 30 * time.Minute}},
+		Gardenlets: GardenletsConfig{HeartbeatInterval: metav1.Duration{Duration: FleetHeartbeatInterval(FleetSpeed)}},
 		Demand: DemandConfig{
 			Profile: ProfileSine,
 			Start:   metav1.Duration{Duration: FleetDemandStart},

@@ -91,6 +91,10 @@ func (o *Options) Configuration() (*Configuration, error) {
 	}
 	if o.Speed != nil {
 		cfg.Speed = *o.Speed
+		if o.Profile == ProfileFleet {
+			// The garden's grace period for a heartbeat is wall-clock time.
+			cfg.Gardenlets.HeartbeatInterval.Duration = FleetHeartbeatInterval(cfg.Speed)
+		}
 	}
 	if o.Duration != nil {
 		cfg.Duration.Duration = *o.Duration

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/seedscaler/seedscaler/seedmanagement/seed"
 )
 
 func parseOptions(t *testing.T, args ...string) *Options {
@@ -56,6 +58,21 @@ func TestOptionsFleetProfile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 10_000, Total(Desired(&cfg.Demand, FleetDemandStart)))
 	assert.InDelta(t, 60.0, cfg.Speed, 0)
+}
+
+// The fleet's gardenlets renew their Leases every FleetHeartbeat of wall-clock time at any
+// --speed: the garden marks a seed's GardenletReady Unknown after 40 s without a renewal, so
+// a heartbeat counted in simulated time would leave every seed flapping at a low speed.
+func TestOptionsFleetHeartbeatIsWallClock(t *testing.T) {
+	for _, speed := range []string{"15", "30", "120", "600"} {
+		t.Run(speed, func(t *testing.T) {
+			cfg, err := parseOptions(t, "--profile=fleet", "--fleet-seeds=10", "--speed="+speed).Configuration()
+			require.NoError(t, err)
+			wall := time.Duration(float64(cfg.Gardenlets.HeartbeatInterval.Duration) / cfg.Speed)
+			assert.Equal(t, FleetHeartbeat, wall)
+			assert.Less(t, wall, seed.DefaultHeartbeatGracePeriod, "a heartbeat within the garden's grace period")
+		})
+	}
 }
 
 // With --tenant-scheduler every tenant names that scheduler; without, none names one, and
