@@ -33,8 +33,9 @@ func AddClusterIndex[T client.Object](ctx context.Context, informers cache.Infor
 	if !ok {
 		return nil, fmt.Errorf("the %T informer (%T) has no indexer for index %s", obj, informer, name)
 	}
+	// An informer of Compact records (NewInformer) expands them for its index functions.
 	err = informer.AddIndexers(toolscache.Indexers{name: func(cached any) ([]string, error) {
-		if o, ok := Expand(cached).(T); ok {
+		if o, ok := cached.(T); ok {
 			return values(o), nil
 		}
 		return nil, nil
