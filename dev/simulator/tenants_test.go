@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,6 +201,48 @@ demand:
 	h.step(time.Second)
 	h.step(time.Second)
 	assert.Equal(t, 7, count())
+}
+
+// stalledClient serves shoot lists as they were before the stall while still is set, as
+// a watch through a loaded garden's API server does when it is cut and relists for minutes.
+type stalledClient struct {
+	client.Client
+	still atomic.Bool
+}
+
+func (c *stalledClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*gardencorev1beta1.ShootList); ok && c.still.Load() {
+		return nil // nothing of the tenants' yet
+	}
+	return c.Client.List(ctx, list, opts...)
+}
+
+func TestTenantsExpectTheirOwnWritesWhileReadsStandStill(t *testing.T) {
+	cfg, err := ParseConfiguration([]byte(`
+speed: 60
+shoots: {jitter: 0}
+demand:
+  profile: step
+  steps: [{at: 0s, shoots: 6}]
+  projects: [stall]
+`))
+	require.NoError(t, err)
+	h := newHarnessFor(t, cfg)
+	stalled := &stalledClient{Client: env.Client}
+	stalled.still.Store(true)
+	h.sim = New(cfg, stalled, h.clock, nil)
+
+	count := func() int { return len(tenants(h.ctx, t)) }
+	h.step(0)
+	require.Equal(t, 6, count())
+	for range 10 { // five minutes of wall-clock time without a fresh read
+		h.step(30 * time.Second)
+	}
+	assert.Equal(t, 6, count(), "shoots created while the read stands still are not created again")
+
+	stalled.still.Store(false)
+	h.step(time.Second)
+	assert.Equal(t, 6, count())
 }
 
 func TestTenantsRetryTheirFailedShoots(t *testing.T) {
