@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seedscaler/seedscaler/dev/simulator"
+	"github.com/seedscaler/seedscaler/test/framework/garden"
 	"github.com/seedscaler/seedscaler/test/framework/stats"
 )
 
@@ -258,6 +259,9 @@ type fleetResult struct {
 	SeedsReadyAtEnd int
 	PendingAtEnd    int
 	Samples         []fleetSample
+	// GardenShoots is what gardener-apiserver counted of the shoots, in a garden; nil
+	// outside one or when its metrics could not be read.
+	GardenShoots *garden.ShootTraffic
 }
 
 // fillDone is the first sample at which the landscape holds its demand: the tenants have
@@ -410,6 +414,13 @@ loop:
 		res.Binder = FleetSchedulerGardener
 	}
 	m.query(context.WithoutCancel(ctx), &res, simulator.FleetSets(opts.FleetSeeds)[0].Name)
+	if st.garden != nil {
+		if traffic, err := st.garden.ShootTraffic(context.WithoutCancel(ctx)); err != nil {
+			st.log.Error(err, "Reading gardener-apiserver's metrics; the report goes without them")
+		} else {
+			res.GardenShoots = &traffic
+		}
+	}
 	if err := writeFleetReport(opts.ReportDir, res); err != nil {
 		return fmt.Errorf("writing the report to %s: %w", opts.ReportDir, err)
 	}
@@ -478,6 +489,11 @@ func (r fleetResult) Markdown() string {
 	fmt.Fprintf(&b, "| adapter list of every seed through the aggregator, p50 / p99 | %s / %s |\n", r.AdapterAll[0].Round(time.Millisecond), r.AdapterAll[1].Round(time.Millisecond))
 	fmt.Fprintf(&b, "| adapter list of one set's seeds (an autoscaler's read), p50 / p99 | %s / %s |\n", r.AdapterOneSet[0].Round(time.Millisecond), r.AdapterOneSet[1].Round(time.Millisecond))
 	fmt.Fprintf(&b, "| autoscaler evaluation, p50 / p99 | %.3f s / %.3f s |\n", r.AutoscalerEval[0], r.AutoscalerEval[1])
+	if g := r.GardenShoots; g != nil {
+		fmt.Fprintf(&b, "| gardener-apiserver: watches of shoots cut for falling behind, whole run | %.0f |\n", g.WatchesCut)
+		fmt.Fprintf(&b, "| gardener-apiserver: lists of shoots served (pages), whole run | %.0f |\n", g.Lists)
+		fmt.Fprintf(&b, "| gardener-apiserver: bindings accepted / refused with 409 Conflict, whole run | %.0f / %.0f |\n", g.Bindings, g.BindingConflicts)
+	}
 	b.WriteString("\n| Prometheus job | series |\n| --- | ---: |\n")
 	for _, j := range slices.Sorted(maps.Keys(r.SeriesByJob)) {
 		fmt.Fprintf(&b, "| %s | %.0f |\n", j, r.SeriesByJob[j])

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedscaler/seedscaler/dev/simulator"
+	gardenfw "github.com/seedscaler/seedscaler/test/framework/garden"
 	"github.com/seedscaler/seedscaler/test/framework/proc"
 )
 
@@ -66,6 +67,13 @@ func TestSummarizeFleet(t *testing.T) {
 	// In a garden whose tenants name seedscaler's scheduler, it binds.
 	garden.Binder = "scheduler"
 	assert.Contains(t, garden.Markdown(), "| scheduler binds/s (best 30 s of the fill) | 25 |")
+	assert.NotContains(t, garden.Markdown(), "gardener-apiserver:", "no counts when its metrics could not be read")
+	// What gardener-apiserver counted of the shoots over the run.
+	garden.GardenShoots = &gardenfw.ShootTraffic{WatchesCut: 12, Lists: 400, Bindings: 990, BindingConflicts: 40}
+	md = garden.Markdown()
+	assert.Contains(t, md, "| gardener-apiserver: watches of shoots cut for falling behind, whole run | 12 |")
+	assert.Contains(t, md, "| gardener-apiserver: lists of shoots served (pages), whole run | 400 |")
+	assert.Contains(t, md, "| gardener-apiserver: bindings accepted / refused with 409 Conflict, whole run | 990 / 40 |")
 
 	// A landscape that never fills: the steady figures are of the last third, and the
 	// processes hold the pending shoots too.

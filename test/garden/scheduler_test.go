@@ -120,4 +120,8 @@ func TestBindingsGardenerAccepts(t *testing.T) {
 	for _, s := range shoots {
 		assert.Contains(t, s.wantSeeds, seedOf(t, ctx, g.Client, s.name), "the seed of shoot %s", s.name)
 	}
+	// Both schedulers bound through shoots/binding, as gardener-apiserver's own metrics count.
+	traffic, err := g.ShootTraffic(ctx)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, traffic.Bindings, float64(len(shoots)))
 }

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,6 +86,8 @@ type Garden struct {
 
 	ownsEnvironment bool
 	apiServer       *process.Process
+	// apiServerDirect reaches gardener-apiserver itself, not through the aggregator.
+	apiServerDirect *rest.Config
 	processes       []*process.Process
 }
 
@@ -256,6 +259,9 @@ func (g *Garden) startAPIServer(ctx context.Context, bin, etcdURL, etcdPrefix st
 	if len(disabled) > 0 {
 		args = append(args, "--disable-admission-plugins="+strings.Join(disabled, ","))
 	}
+	g.apiServerDirect = rest.CopyConfig(g.Config)
+	g.apiServerDirect.Host = "https://127.0.0.1:" + strconv.Itoa(port)
+	g.apiServerDirect.TLSClientConfig.CAData, g.apiServerDirect.TLSClientConfig.CAFile = ca.CertPEM(), ""
 	g.apiServer = process.New("gardener-apiserver", bin, g.LogDir, args...)
 	if err := g.apiServer.Start(); err != nil {
 		return err
