@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"k8s.io/client-go/rest"
+	"k8s.io/client-go/kubernetes"
 )
 
 // ShootTraffic is what gardener-apiserver's own metrics count of the shoots since it
@@ -34,27 +32,15 @@ func (g *Garden) ShootTraffic(ctx context.Context) (ShootTraffic, error) {
 	if g.apiServerDirect == nil {
 		return ShootTraffic{}, errors.New("gardener-apiserver has not started")
 	}
-	hc, err := rest.HTTPClientFor(g.apiServerDirect)
+	kube, err := kubernetes.NewForConfig(g.apiServerDirect)
 	if err != nil {
 		return ShootTraffic{}, fmt.Errorf("a client of gardener-apiserver: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.apiServerDirect.Host+"/metrics", nil)
-	if err != nil {
-		return ShootTraffic{}, err
-	}
-	resp, err := hc.Do(req)
+	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return ShootTraffic{}, fmt.Errorf("reading gardener-apiserver's metrics: %w", err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return ShootTraffic{}, fmt.Errorf("reading gardener-apiserver's metrics: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return ShootTraffic{}, fmt.Errorf("reading gardener-apiserver's metrics: %s: %.200s", resp.Status, body)
-	}
-	return ParseShootTraffic(string(body))
+	return ParseShootTraffic(string(raw))
 }
 
 // ParseShootTraffic reads ShootTraffic from a kube-apiserver-style /metrics text.
